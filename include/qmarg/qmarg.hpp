@@ -1,0 +1,13 @@
+// Umbrella header: everything a program linking qmarg::qmarg needs.
+#pragma once
+
+#include "qmarg/bits.hpp"
+#include "qmarg/device.hpp"
+#include "qmarg/device_buffer.hpp"
+#include "qmarg/error.hpp"
+#include "qmarg/gates.hpp"
+#include "qmarg/marginal.hpp"
+#include "qmarg/matrix.hpp"
+#include "qmarg/reductions.hpp"
+#include "qmarg/state_vector.hpp"
+#include "qmarg/types.hpp"

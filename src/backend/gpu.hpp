@@ -1,0 +1,56 @@
+// The GPU backend as the host code sees it: plain C++ declarations of the
+// launchers that live in cuda/*.cu. No CUDA type appears here, so src/*.cpp
+// compile with the host compiler alone.
+//
+// All pointers to amplitudes and results are device pointers. Every function
+// checks each CUDA call and launch and throws CudaError on failure; temporary
+// device memory is released on every path.
+//
+// When qmarg is built without CUDA, no GPU state can exist (its constructor
+// throws), and dispatch code reaches this backend only through QMARG_GPU_CALL,
+// which then compiles to a throw.
+#pragma once
+
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "qmarg/device.hpp"
+#include "qmarg/marginal.hpp"
+#include "qmarg/types.hpp"
+
+#if defined(QMARG_WITH_CUDA)
+#define QMARG_GPU_CALL(...) __VA_ARGS__
+#else
+#define QMARG_GPU_CALL(...) ::qmarg::detail::throw_built_without_cuda()
+#endif
+
+namespace qmarg {
+namespace detail {
+[[noreturn]] void throw_built_without_cuda();
+}  // namespace detail
+
+namespace gpu {
+
+// cuda/device_info.cu
+bool available();
+std::string unavailable_reason();
+GpuInfo info();
+
+// cuda/memory.cu. `what` names the allocation in the error message.
+void* allocate(std::size_t bytes, const char* what);
+void release(void* pointer) noexcept;
+void copy_to_host(void* host, const void* device, std::size_t bytes);
+void copy_to_device(void* device, const void* host, std::size_t bytes);
+void copy_on_device(void* device_dst, const void* device_src, std::size_t bytes);
+std::size_t free_memory();
+
+// cuda/state_init.cu
+template <class Real> void set_zero_state(std::complex<Real>* amps, Index size);
+template <class Real> void set_basis_state(std::complex<Real>* amps, Index size, Index index);
+template <class Real> void set_uniform_superposition(std::complex<Real>* amps, Index size);
+template <class Real> void set_random_state(std::complex<Real>* amps, Index size, std::uint64_t seed);
+
+}  // namespace gpu
+}  // namespace qmarg
