@@ -19,5 +19,19 @@ template <class Real> void set_basis_state(std::complex<Real>* amps, Index size,
 template <class Real> void set_uniform_superposition(std::complex<Real>* amps, Index size);
 template <class Real> void set_random_state(std::complex<Real>* amps, Index size, std::uint64_t seed);
 
+// src/cpu/marginal.cpp: the 2^k marginal probabilities (conventions in qmarg/marginal.hpp).
+template <class Real>
+std::vector<double> marginal_probabilities(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits);
+
+// src/cpu/reductions.cpp
+template <class Real> double total_probability(const std::complex<Real>* amps, Index size);
+template <class Real>
+std::complex<double> inner_product(const std::complex<Real>* a, const std::complex<Real>* b, Index size);
+
+// src/cpu/apply_matrix.cpp: control_values is empty (all controls 1) or one 0/1 per control.
+template <class Real>
+void apply_matrix(std::complex<Real>* amps, int num_qubits, const Qubits& targets, const Matrix& matrix,
+                  const Qubits& controls, const std::vector<int>& control_values);
+
 }  // namespace cpu
 }  // namespace qmarg

@@ -15,9 +15,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "qmarg/device.hpp"
 #include "qmarg/marginal.hpp"
+#include "qmarg/matrix.hpp"
 #include "qmarg/types.hpp"
 
 #if defined(QMARG_WITH_CUDA)
@@ -51,6 +53,23 @@ template <class Real> void set_zero_state(std::complex<Real>* amps, Index size);
 template <class Real> void set_basis_state(std::complex<Real>* amps, Index size, Index index);
 template <class Real> void set_uniform_superposition(std::complex<Real>* amps, Index size);
 template <class Real> void set_random_state(std::complex<Real>* amps, Index size, std::uint64_t seed);
+
+// cuda/marginal.cu and cuda/marginal_*.cu: writes the 2^k probabilities to the
+// device array `out`. Throws Error when an explicitly requested strategy cannot
+// run this case (bins that do not fit), saying why and what would fit.
+template <class Real>
+void marginal_probabilities(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits, double* out,
+                            MarginalStrategy strategy);
+
+// cuda/reductions.cu
+template <class Real> double total_probability(const std::complex<Real>* amps, Index size);
+template <class Real>
+std::complex<double> inner_product(const std::complex<Real>* a, const std::complex<Real>* b, Index size);
+
+// cuda/apply_matrix.cu
+template <class Real>
+void apply_matrix(std::complex<Real>* amps, int num_qubits, const Qubits& targets, const Matrix& matrix,
+                  const Qubits& controls, const std::vector<int>& control_values);
 
 }  // namespace gpu
 }  // namespace qmarg

@@ -1,0 +1,95 @@
+// Shared pieces of the GPU benchmarks: CUDA-event timing with warm-up and the
+// median of many runs, and the roofline kernels every benchmark measures in the
+// same process (a plain read of the state, and a device-to-device copy), so
+// that each result is reported as a ratio to what this GPU does today.
+#pragma once
+
+#include <benchmark/benchmark.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <functional>
+#include <vector>
+
+#include "check.cuh"
+#include "launch.cuh"
+#include "qmarg/types.hpp"
+
+namespace qmarg {
+namespace bench {
+
+// Runs `work` `warmup` times, then times `runs` runs one by one with CUDA
+// events; returns the per-run times in milliseconds.
+inline std::vector<double> time_runs(const std::function<void()>& work, int runs, int warmup = 3) {
+    for (int i = 0; i < warmup; ++i) work();
+    QMARG_CUDA_CHECK(cudaDeviceSynchronize());
+    cudaEvent_t start, stop;
+    QMARG_CUDA_CHECK(cudaEventCreate(&start));
+    QMARG_CUDA_CHECK(cudaEventCreate(&stop));
+    std::vector<double> ms;
+    ms.reserve(runs);
+    for (int i = 0; i < runs; ++i) {
+        QMARG_CUDA_CHECK(cudaEventRecord(start));
+        work();
+        QMARG_CUDA_CHECK(cudaEventRecord(stop));
+        QMARG_CUDA_CHECK(cudaEventSynchronize(stop));
+        float elapsed = 0;
+        QMARG_CUDA_CHECK(cudaEventElapsedTime(&elapsed, start, stop));
+        ms.push_back(elapsed);
+    }
+    QMARG_CUDA_CHECK(cudaEventDestroy(start));
+    QMARG_CUDA_CHECK(cudaEventDestroy(stop));
+    return ms;
+}
+
+inline double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    const std::size_t n = values.size();
+    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+// Read roofline: every thread loads 16-byte vectors in a grid-stride loop and
+// folds them into one value that is stored only if it is impossible, so the
+// loads cannot be removed and nothing else is written.
+__global__ void read_roofline_kernel(const double4* data, Index count, double* sink) {
+    double acc = 0;
+    const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
+    for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
+        const double4 v = data[i];
+        acc += v.x + v.y + v.z + v.w;
+    }
+    if (acc == -1.2345e300) *sink = acc;
+}
+
+// Copy roofline: read and write each byte once.
+__global__ void copy_roofline_kernel(const double4* in, double4* out, Index count) {
+    const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
+    for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) out[i] = in[i];
+}
+
+// Median milliseconds to read `bytes` (a multiple of 32) at `data`.
+inline double read_roofline_ms(const void* data, std::size_t bytes, double* sink, int runs = 30) {
+    const Index count = bytes / sizeof(double4);
+    const unsigned blocks = gpu::grid_stride_blocks(count, 256, 16);
+    return median(time_runs(
+        [&] {
+            read_roofline_kernel<<<blocks, 256>>>(static_cast<const double4*>(data), count, sink);
+            QMARG_CHECK_LAUNCH(read_roofline_kernel);
+        },
+        runs));
+}
+
+// Median milliseconds to copy `bytes` (a multiple of 32) from `in` to `out`.
+inline double copy_roofline_ms(const void* in, void* out, std::size_t bytes, int runs = 30) {
+    const Index count = bytes / sizeof(double4);
+    const unsigned blocks = gpu::grid_stride_blocks(count, 256, 16);
+    return median(time_runs(
+        [&] {
+            copy_roofline_kernel<<<blocks, 256>>>(static_cast<const double4*>(in), static_cast<double4*>(out), count);
+            QMARG_CHECK_LAUNCH(copy_roofline_kernel);
+        },
+        runs));
+}
+
+}  // namespace bench
+}  // namespace qmarg
