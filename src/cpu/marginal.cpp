@@ -70,7 +70,9 @@ std::vector<double> owner_computes(const std::complex<Real>* amps, int num_qubit
     for (std::int64_t b = 0; b < bins; ++b) {
         const Index base = scatter_bits(static_cast<Index>(b), qubits.data(), k);
         double sum = 0;
-        for (Index rest = 0; rest < per_bin; ++rest) sum += probability(amps[base | insert_zero_bits(rest, sorted.data(), k)]);
+        for (Index rest = 0; rest < per_bin; ++rest) {
+            sum += probability(amps[base | insert_zero_bits(rest, sorted.data(), k)]);
+        }
         out[b] = sum;
     }
     return out;
