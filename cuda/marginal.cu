@@ -75,15 +75,13 @@ void marginal_probabilities(const std::complex<Real>* amps, int num_qubits, cons
             check_partitioned_fits(num_qubits, k, limits);
             marginal_probabilities_partitioned(amps, num_qubits, list, out, limits.max_grid_blocks);
             return;
-        case MarginalStrategy::Auto:
-            break;
+        case MarginalStrategy::Auto: break;
     }
     throw Error("marginal strategy " + std::to_string(static_cast<int>(strategy)) + " (" + to_string(strategy) +
                 ") is not implemented by the GPU backend");
 }
 
-template void marginal_probabilities<float>(const std::complex<float>*, int, const Qubits&, double*,
-                                            MarginalStrategy);
+template void marginal_probabilities<float>(const std::complex<float>*, int, const Qubits&, double*, MarginalStrategy);
 template void marginal_probabilities<double>(const std::complex<double>*, int, const Qubits&, double*,
                                              MarginalStrategy);
 

@@ -107,8 +107,8 @@ template <class Real>
 void marginal_probabilities_global_atomic(const std::complex<Real>* amps, int num_qubits, const QubitList& qubits,
                                           double* out, unsigned max_grid_blocks);
 template <class Real>
-void marginal_probabilities_shared(const std::complex<Real>* amps, int num_qubits, const QubitList& qubits,
-                                   double* out, unsigned max_grid_blocks);
+void marginal_probabilities_shared(const std::complex<Real>* amps, int num_qubits, const QubitList& qubits, double* out,
+                                   unsigned max_grid_blocks);
 template <class Real>
 void marginal_probabilities_partitioned(const std::complex<Real>* amps, int num_qubits, const QubitList& qubits,
                                         double* out, unsigned max_grid_blocks);

@@ -37,8 +37,8 @@ void marginal_probabilities_global_atomic(const std::complex<Real>* amps, int nu
 
 template void marginal_probabilities_global_atomic<float>(const std::complex<float>*, int, const QubitList&, double*,
                                                           unsigned);
-template void marginal_probabilities_global_atomic<double>(const std::complex<double>*, int, const QubitList&,
-                                                           double*, unsigned);
+template void marginal_probabilities_global_atomic<double>(const std::complex<double>*, int, const QubitList&, double*,
+                                                           unsigned);
 
 }  // namespace gpu
 }  // namespace qmarg

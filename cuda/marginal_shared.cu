@@ -46,8 +46,8 @@ __global__ void __launch_bounds__(kMarginalThreadsPerBlock)
 }  // namespace
 
 template <class Real>
-void marginal_probabilities_shared(const std::complex<Real>* amps, int num_qubits, const QubitList& qubits,
-                                   double* out, unsigned max_grid_blocks) {
+void marginal_probabilities_shared(const std::complex<Real>* amps, int num_qubits, const QubitList& qubits, double* out,
+                                   unsigned max_grid_blocks) {
     using Amp = typename DeviceComplex<Real>::type;
     const Index size = Index{1} << num_qubits;
     const std::size_t shared_bytes = shared_privatized_bytes(qubits.count);

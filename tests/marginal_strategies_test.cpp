@@ -104,15 +104,13 @@ long double partitioned_bytes(int n, int k) {
 
 Expect expectation(MarginalStrategy strategy, int n, int k, const GpuLimits& limits) {
     switch (strategy) {
-        case MarginalStrategy::SharedPrivatized:
-            return k <= limits.shared_max_qubits() ? Expect::Runs : Expect::Throws;
+        case MarginalStrategy::SharedPrivatized: return k <= limits.shared_max_qubits() ? Expect::Runs : Expect::Throws;
         case MarginalStrategy::Partitioned: {
             const long double bytes = partitioned_bytes(n, k);
             if (bytes <= limits.partitioned_budget) return Expect::Runs;
             return bytes > limits.total_memory ? Expect::Throws : Expect::NotChecked;
         }
-        default:
-            return Expect::Runs;
+        default: return Expect::Runs;
     }
 }
 
@@ -128,8 +126,8 @@ void expect_bins_near(const std::vector<double>& got, const std::vector<double>&
     for (std::size_t b = 0; b < want.size(); ++b) {
         const double allowed = tolerance * std::max(std::abs(want[b]), floor);
         if (!(std::abs(got[b] - want[b]) <= allowed)) {  // also catches NaN
-            ADD_FAILURE() << std::setprecision(17) << "bin " << b << ": got " << got[b] << ", CPU reference "
-                          << want[b] << " (allowed error " << allowed << ")";
+            ADD_FAILURE() << std::setprecision(17) << "bin " << b << ": got " << got[b] << ", CPU reference " << want[b]
+                          << " (allowed error " << allowed << ")";
             if (++reported == 5) {
                 ADD_FAILURE() << "further bins not reported";
                 return;
@@ -168,8 +166,7 @@ void check_strategies(const StateVector<Real>& gpu, const StateVector<Real>& cpu
             case Expect::Throws:
                 expect_limit_error([&] { qmarg::marginal_probabilities(gpu, qubits, options); }, strategy);
                 break;
-            case Expect::NotChecked:
-                break;
+            case Expect::NotChecked: break;
         }
     }
 }
@@ -277,14 +274,14 @@ TYPED_TEST(MarginalStrategiesTest, SharedPrivatizedBeyondSharedMemoryIsAnError) 
     }
 
     const int k = k_max + 1;
-    const std::string expected = "SharedPrivatized needs 2^" + std::to_string(k) + " bins = " +
-                                 qmarg::detail::human_bytes(std::size_t{8} << k) +
-                                 " of shared memory per block but this GPU allows " +
-                                 qmarg::detail::human_bytes(limits.shared_bytes_per_block) + ": at most " +
-                                 std::to_string(k_max) + " qubits";
+    const std::string expected =
+        "SharedPrivatized needs 2^" + std::to_string(k) + " bins = " + qmarg::detail::human_bytes(std::size_t{8} << k) +
+        " of shared memory per block but this GPU allows " + qmarg::detail::human_bytes(limits.shared_bytes_per_block) +
+        ": at most " + std::to_string(k_max) + " qubits";
     if (limits.shared_bytes_per_block == 232448) {  // an H100: the message as a user reads it
-        EXPECT_EQ(expected, "SharedPrivatized needs 2^15 bins = 256.0 KiB of shared memory per block but this GPU "
-                            "allows 227.0 KiB: at most 14 qubits");
+        EXPECT_EQ(expected,
+                  "SharedPrivatized needs 2^15 bins = 256.0 KiB of shared memory per block but this GPU "
+                  "allows 227.0 KiB: at most 14 qubits");
     }
     try {
         qmarg::marginal_probabilities(state.gpu, ascending(0, k), shared);
@@ -387,7 +384,8 @@ TEST(MarginalStrategiesLargeState, ThirtyOneQubitsNeedSixtyFourBitIndices) {
             expected[qmarg::gather_bits(entry.first, qubits.data(), static_cast<int>(qubits.size()))] += entry.second;
         }
         for (MarginalStrategy strategy : kStrategies) {
-            SCOPED_TRACE("sparse state, n = 31, qubits " + to_text(qubits) + ", strategy " + qmarg::to_string(strategy));
+            SCOPED_TRACE("sparse state, n = 31, qubits " + to_text(qubits) + ", strategy " +
+                         qmarg::to_string(strategy));
             EXPECT_EQ(qmarg::marginal_probabilities(state, qubits, MarginalOptions{strategy}), expected);
         }
     }
@@ -400,8 +398,7 @@ TEST(MarginalStrategiesLargeState, ThirtyOneQubitsNeedSixtyFourBitIndices) {
         for (MarginalStrategy strategy : kStrategies) {
             SCOPED_TRACE("uniform state, n = 31, qubits " + to_text(qubits) + ", strategy " +
                          qmarg::to_string(strategy));
-            expect_bins_near<float>(qmarg::marginal_probabilities(state, qubits, MarginalOptions{strategy}),
-                                    expected);
+            expect_bins_near<float>(qmarg::marginal_probabilities(state, qubits, MarginalOptions{strategy}), expected);
         }
     }
 }
