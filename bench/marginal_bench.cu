@@ -11,7 +11,8 @@
 //    n <= 24, above that against another strategy's result for the same case
 //    (one that passed its own check), or the CPU reference where no other
 //    strategy runs the case. A wrong answer fails the cell (SkipWithError
-//    "WRONG ANSWER ...") and the binary exits with status 2;
+//    "WRONG ANSWER ...") and the binary exits with status 2, as it does when a
+//    cell fails with a CUDA error;
 //  - CUDA-event timing of the library call (output kept on the device), the
 //    median of --qmarg_runs (20) timed runs after warm-up;
 //  - states that fit in L2 several times over are cloned and the runs rotate
@@ -80,6 +81,7 @@ struct Options {
 
 Options g_options;
 int g_wrong_answers = 0;
+int g_failed_cells = 0;  // CUDA errors and the like: the cell has no result
 constexpr int kCpuReferenceMaxQubits = 24;
 
 std::vector<int> parse_list(const std::string& text, const std::string& flag) {
@@ -310,6 +312,7 @@ void roofline_cell(benchmark::State& st, int n) {
         ws.prepare(n);
         ms = ws.roofline_ms();
     } catch (const std::exception& e) {
+        ++g_failed_cells;
         st.SkipWithError(e.what());
     }
     for (auto _ : st) st.SetIterationTime(ms * 1e-3);
@@ -379,6 +382,7 @@ void marginal_cell(benchmark::State& st, int n, int k, Layout layout, MarginalSt
         median_ms = qmarg::bench::median(times);
         set_bandwidth_counters(st, median_ms, roofline_ms, ws.state().bytes());
     } catch (const std::exception& e) {
+        ++g_failed_cells;
         st.SkipWithError(e.what());
     }
     for (auto _ : st) st.SetIterationTime(median_ms * 1e-3);
@@ -469,8 +473,9 @@ int run(int argc, char** argv) {
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
     Workspace<Real>::get().release();
-    if (g_wrong_answers > 0) {
-        std::fprintf(stderr, "marginal_bench: %d cell(s) gave a WRONG ANSWER\n", g_wrong_answers);
+    if (g_wrong_answers > 0 || g_failed_cells > 0) {
+        std::fprintf(stderr, "marginal_bench: %d cell(s) gave a WRONG ANSWER, %d failed\n", g_wrong_answers,
+                     g_failed_cells);
         return 2;
     }
     return 0;
