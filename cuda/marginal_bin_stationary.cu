@@ -32,7 +32,6 @@
 #include "marginal_bin_stationary.cuh"
 #include "qmarg/bits.hpp"
 #include "qmarg/error.hpp"
-#include "reduce.cuh"
 
 namespace qmarg {
 namespace gpu {
@@ -43,7 +42,10 @@ constexpr int kWarpBits = 3;
 constexpr int kWarps = 1 << kWarpBits;
 constexpr int kThreads = 32 * kWarps;
 constexpr int kIdentityBits = 1 + kLaneBits + kWarpBits;  // bits fixed by a thread's identity
-constexpr int kUnroll = 8;                                // independent loads in flight per thread
+#ifndef QMARG_BS_UNROLL
+#define QMARG_BS_UNROLL 4
+#endif
+constexpr int kUnroll = QMARG_BS_UNROLL;                                // independent loads in flight per thread
 constexpr int kMaxOuterBits = 64;
 
 // Everything the kernel needs, built on the host; passed by value (< 4 KiB).
@@ -116,105 +118,105 @@ __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const typename
     const std::uint64_t unit = blockIdx.x;
     const int log_parts = plan.log_parts;
     const std::uint64_t part = unit & ((std::uint64_t{1} << log_parts) - 1);
-    std::uint64_t segment = (unit >> log_parts) << plan.log_segments_per_block;
-    const std::uint64_t segments = std::uint64_t{1} << plan.log_segments_per_block;
+    const std::uint64_t first_segment = (unit >> log_parts) << plan.log_segments_per_block;
     const std::uint64_t tasks = std::uint64_t{1} << plan.log_segment_tasks;
+    const std::uint64_t steps = tasks << plan.log_segments_per_block;  // (segment, task) pairs of this block
     double* dest = log_parts ? partials + part * plan.bins : out;
     // The first inner offset of this block's part of its segment.
     const std::uint64_t inner_first = deposit(part << plan.log_segment_tasks, plan.inner_mask);
     const std::uint64_t not_inner = ~plan.inner_mask;
 
-    std::uint64_t segment_index, segment_bin;
-    segment_offsets(plan, segment, segment_index, segment_bin);
+    // Two cursors walk the same (segment, task) sequence: the load cursor runs
+    // kUnroll steps ahead of the accumulate cursor, so kUnroll loads are in
+    // flight even when segments are a single task long.
+    std::uint64_t load_segment = first_segment, load_index, load_inner = inner_first, load_task = 0;
+    std::uint64_t sum_segment = first_segment, sum_bin, sum_task = 0;
+    segment_offsets(plan, first_segment, load_index, sum_bin);
+    double acc0 = 0, acc1 = 0;
 
-    for (std::uint64_t m = 0; m < segments; ++m) {
-        const std::uint64_t base = thread_index | segment_index;
-        double acc0 = 0, acc1 = 0;
-        std::uint64_t inner = inner_first;
-        for (std::uint64_t task = 0; task < tasks; task += kUnroll) {
-            typename Vec2<Real>::type v[kUnroll];
-            // Offsets first, then all loads, then the arithmetic: kUnroll loads in flight.
+    for (std::uint64_t step = 0; step < steps; step += kUnroll) {
+        typename Vec2<Real>::type v[kUnroll];
 #pragma unroll
-            for (int j = 0; j < kUnroll; ++j) {
-                if (task + j < tasks) {
-                    v[j] = amps2[(base | inner) >> 1];
-                    inner = ((inner | not_inner) + 1) & plan.inner_mask;  // next subset of inner_mask
+        for (int j = 0; j < kUnroll; ++j) {
+            if (step + j < steps) {
+                v[j] = amps2[(thread_index | load_index | load_inner) >> 1];
+                if (++load_task == tasks) {
+                    load_task = 0;
+                    load_inner = inner_first;
+                    load_index ^= plan.flip_index[__ffsll(static_cast<long long>(~load_segment)) - 1];
+                    ++load_segment;
+                } else {
+                    load_inner = ((load_inner | not_inner) + 1) & plan.inner_mask;  // next subset of inner_mask
                 }
             }
-#pragma unroll
-            for (int j = 0; j < kUnroll; ++j) {
-                if (task + j < tasks) {
-                    acc0 += static_cast<double>(v[j].x) * v[j].x + static_cast<double>(v[j].y) * v[j].y;
-                    acc1 += static_cast<double>(v[j].z) * v[j].z + static_cast<double>(v[j].w) * v[j].w;
-                }
-            }
-        }
-
-        // Combine the threads that share a bin, in a fixed order.
-        if (!plan.bit0_selected) {
-            acc0 += acc1;
-            acc1 = 0;
         }
 #pragma unroll
-        for (int b = 0; b < kLaneBits; ++b) {
-            if ((plan.nonselected_lane_mask >> b) & 1u) {
-                acc0 += __shfl_xor_sync(0xffffffffu, acc0, 1 << b);
-                acc1 += __shfl_xor_sync(0xffffffffu, acc1, 1 << b);
-            }
-        }
-        if (plan.nonselected_warp_mask != 0) {
-            // Lanes that hold their warp's bins publish them; the warps whose
-            // unselected warp bits are zero then sum over those bits in order.
-            if (writer_lane) {
-                warp_values[warp][0][lane] = acc0;
-                warp_values[warp][1][lane] = acc1;
-            }
-            __syncthreads();  // all warps published before any reads
-            if (writer_lane && (warp & plan.nonselected_warp_mask) == 0) {
-                acc0 = 0;
+        for (int j = 0; j < kUnroll; ++j) {
+            if (step + j >= steps) continue;
+            acc0 += static_cast<double>(v[j].x) * v[j].x + static_cast<double>(v[j].y) * v[j].y;
+            acc1 += static_cast<double>(v[j].z) * v[j].z + static_cast<double>(v[j].w) * v[j].w;
+            if (++sum_task < tasks) continue;
+            // End of a segment (the same step for every thread of the block):
+            // combine the threads that share a bin, in a fixed order.
+            sum_task = 0;
+            if (!plan.bit0_selected) {
+                acc0 += acc1;
                 acc1 = 0;
-                for (unsigned w = 0; w < kWarps; ++w) {
-                    if ((w & ~plan.nonselected_warp_mask) == static_cast<unsigned>(warp)) {
-                        acc0 += warp_values[w][0][lane];
-                        acc1 += warp_values[w][1][lane];
+            }
+#pragma unroll
+            for (int b = 0; b < kLaneBits; ++b) {
+                if ((plan.nonselected_lane_mask >> b) & 1u) {
+                    acc0 += __shfl_xor_sync(0xffffffffu, acc0, 1 << b);
+                    acc1 += __shfl_xor_sync(0xffffffffu, acc1, 1 << b);
+                }
+            }
+            if (plan.nonselected_warp_mask != 0) {
+                // Lanes that hold their warp's bins publish them; the warps whose
+                // unselected warp bits are zero then sum over those bits in order.
+                if (writer_lane) {
+                    warp_values[warp][0][lane] = acc0;
+                    warp_values[warp][1][lane] = acc1;
+                }
+                __syncthreads();  // all warps published before any reads
+                if (writer_lane && (warp & plan.nonselected_warp_mask) == 0) {
+                    acc0 = 0;
+                    acc1 = 0;
+                    for (unsigned w = 0; w < kWarps; ++w) {
+                        if ((w & ~plan.nonselected_warp_mask) == static_cast<unsigned>(warp)) {
+                            acc0 += warp_values[w][0][lane];
+                            acc1 += warp_values[w][1][lane];
+                        }
                     }
                 }
+                __syncthreads();  // reads done before the next segment overwrites warp_values
             }
-            __syncthreads();  // reads done before the next segment overwrites warp_values
-        }
-        if (writer_lane && (warp & plan.nonselected_warp_mask) == 0) {
-            const std::uint64_t bin = thread_bin | segment_bin;
-            dest[bin] = acc0;
-            if (plan.bit0_selected) dest[bin | plan.bit0_bin] = acc1;
-        }
-
-        // Next segment: the counter's trailing ones and the next zero flip.
-        if (m + 1 < segments) {
-            const int t = __ffsll(static_cast<long long>(~segment)) - 1;
-            segment_index ^= plan.flip_index[t];
-            segment_bin ^= plan.flip_bin[t];
-            ++segment;
+            if (writer_lane && (warp & plan.nonselected_warp_mask) == 0) {
+                const std::uint64_t bin = thread_bin | sum_bin;
+                dest[bin] = acc0;
+                if (plan.bit0_selected) dest[bin | plan.bit0_bin] = acc1;
+            }
+            acc0 = 0;
+            acc1 = 0;
+            sum_bin ^= plan.flip_bin[__ffsll(static_cast<long long>(~sum_segment)) - 1];
+            ++sum_segment;
         }
     }
 }
 
-// out[b] = sum over p of partials[p * bins + b], in a fixed order: a block per
-// bin (fixed-tree block_sum) when there are many parts, else a thread per bin.
-__global__ void __launch_bounds__(kReduceThreads) sum_parts_by_block(const double* partials, std::uint64_t bins,
-                                                                     std::uint64_t parts, double* out) {
-    const std::uint64_t bin = blockIdx.x;
+// One level of the fixed-order second pass. `in` holds `parts` rows of `bins`
+// partial sums; thread (group, bin) adds rows [group*per_group, +per_group) in
+// order into out[group][bin]. Neighbouring threads take neighbouring bins, so
+// every row is read coalesced.
+__global__ void sum_rows_kernel(const double* in, std::uint64_t bins, std::uint64_t groups, std::uint64_t per_group,
+                                double* out) {
+    const std::uint64_t id = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (id >= groups * bins) return;
+    const std::uint64_t bin = id % bins;
+    const std::uint64_t group = id / bins;
+    const double* row = in + group * per_group * bins + bin;
     double sum = 0;
-    for (std::uint64_t p = threadIdx.x; p < parts; p += blockDim.x) sum += partials[p * bins + bin];
-    sum = block_sum(sum);
-    if (threadIdx.x == 0) out[bin] = sum;
-}
-
-__global__ void sum_parts_by_thread(const double* partials, std::uint64_t bins, std::uint64_t parts, double* out) {
-    const std::uint64_t bin = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (bin >= bins) return;
-    double sum = 0;
-    for (std::uint64_t p = 0; p < parts; ++p) sum += partials[p * bins + bin];
-    out[bin] = sum;
+    for (std::uint64_t p = 0; p < per_group; ++p) sum += row[p * bins];
+    out[id] = sum;
 }
 
 // Small states (n < kMinQubits): a thread per bin sums its 2^(n-k) amplitudes.
@@ -239,11 +241,13 @@ __global__ void small_state_kernel(const Real* amps, int n, QubitList qubits, do
 }
 
 constexpr int kMinQubits = kIdentityBits + 3;
-// tau, the tasks per block: 2^(n - 9 - 13) for large n (about 8192 blocks),
-// at least 2^2. A function of n alone: the summation order must not depend on
-// the GPU the code runs on.
-constexpr int kLogTargetBlocks = 13;
-constexpr int kLogMinTasks = 2;
+// tau, the tasks per block: 2^(n - 9 - 12) for large n (about 4096 blocks),
+// at least 2^3. A function of n alone: the summation order must not depend on
+// the GPU the code runs on. Measured on an H100 against 2^13 blocks / at least
+// 2^2 tasks: equal at n = 30, 2-10 points better at n = 22-26 (less per-block
+// overhead).
+constexpr int kLogTargetBlocks = 12;
+constexpr int kLogMinTasks = 3;
 
 struct Launch {
     Plan plan;
@@ -270,9 +274,12 @@ Launch make_plan(int n, const Qubits& qubits) {
             if ((lane >> b) & 1) plan.lane_bin[lane] |= bin_of[b + 1];
     }
 
-    // Warp bits: the lowest selected bits above the lanes first, then unselected ones.
+    // Warp bits: selected bits above the lanes first, those of the lowest bins
+    // first (so that a block writes neighbouring bins together), then the
+    // lowest unselected bits.
     std::vector<int> rest_selected, rest_unselected;
     for (int bit = 1 + kLaneBits; bit < n; ++bit) (selected(bit) ? rest_selected : rest_unselected).push_back(bit);
+    std::sort(rest_selected.begin(), rest_selected.end(), [&](int a, int b) { return bin_of[a] < bin_of[b]; });
     std::vector<int> warp_bits;
     for (int bit : rest_selected)
         if (static_cast<int>(warp_bits.size()) < kWarpBits) warp_bits.push_back(bit);
@@ -356,20 +363,31 @@ void bin_stationary_marginal(const std::complex<Real>* amps, int num_qubits, con
         QMARG_CHECK_LAUNCH(bin_stationary_kernel);
         return;
     }
+    // Partial rows, then levels that each add kRowsPerLevel rows in order,
+    // until one row is left: the output. Every level's size is a function of
+    // (parts, bins) alone, so the order of the additions is fixed.
+    constexpr std::uint64_t kRowsPerLevel = 32;
     const std::uint64_t bins = launch.plan.bins;
-    DeviceArray<double> partials(launch.parts * bins, "BinStationary partial bins");
+    std::uint64_t scratch_rows = launch.parts;
+    for (std::uint64_t rows = launch.parts; rows > kRowsPerLevel; rows /= kRowsPerLevel) scratch_rows += rows / kRowsPerLevel;
+    DeviceArray<double> scratch(scratch_rows * bins, "BinStationary partial bins");
     bin_stationary_kernel<Real>
-        <<<static_cast<unsigned>(launch.blocks), kThreads>>>(amps2, launch.plan, out, partials.data());
+        <<<static_cast<unsigned>(launch.blocks), kThreads>>>(amps2, launch.plan, out, scratch.data());
     QMARG_CHECK_LAUNCH(bin_stationary_kernel);
-    if (launch.parts >= 64) {
-        sum_parts_by_block<<<static_cast<unsigned>(bins), kReduceThreads>>>(partials.data(), bins, launch.parts, out);
-        QMARG_CHECK_LAUNCH(sum_parts_by_block);
-    } else {
-        sum_parts_by_thread<<<static_cast<unsigned>((bins + 255) / 256), 256>>>(partials.data(), bins, launch.parts,
-                                                                                 out);
-        QMARG_CHECK_LAUNCH(sum_parts_by_thread);
+    const double* in = scratch.data();
+    double* next = scratch.data() + launch.parts * bins;
+    for (std::uint64_t rows = launch.parts; rows > 1;) {
+        const std::uint64_t per_group = std::min(rows, kRowsPerLevel);
+        const std::uint64_t groups = rows / per_group;
+        double* level_out = groups == 1 ? out : next;
+        const std::uint64_t threads = groups * bins;
+        sum_rows_kernel<<<static_cast<unsigned>((threads + 255) / 256), 256>>>(in, bins, groups, per_group, level_out);
+        QMARG_CHECK_LAUNCH(sum_rows_kernel);
+        in = level_out;
+        next += groups * bins;
+        rows = groups;
     }
-    // `partials` is freed on return; cudaFree waits for the kernels that use it.
+    // `scratch` goes back to the stream-ordered pool after the kernels that use it.
 }
 
 template void bin_stationary_marginal<float>(const std::complex<float>*, int, const Qubits&, double*);
