@@ -136,10 +136,16 @@ void parse_options(int* argc, char** argv) {
 
 // ---------------------------------------------------------------- layouts --
 
-enum class Layout { Low, High, Scattered };
+enum class Layout { Low, High, Scattered, Descending };
 
 const char* to_string(Layout layout) {
-    return layout == Layout::Low ? "low" : layout == Layout::High ? "high" : "scattered";
+    switch (layout) {
+        case Layout::Low: return "low";
+        case Layout::High: return "high";
+        case Layout::Scattered: return "scattered";
+        case Layout::Descending: return "descending";
+    }
+    return "?";
 }
 
 Qubits layout_qubits(Layout layout, int n, int k) {
@@ -151,6 +157,7 @@ Qubits layout_qubits(Layout layout, int n, int k) {
             case Layout::Scattered:
                 qubits[j] = k == 1 ? n / 2 : static_cast<int>(static_cast<long>(j) * (n - 1) / (k - 1));
                 break;
+            case Layout::Descending: qubits[j] = n - 1 - j; break;
         }
     }
     return qubits;
@@ -266,7 +273,8 @@ std::pair<std::vector<double>, std::string> reference(Workspace<Real>& ws, int k
         if (entry.first != excluded) return {entry.second, entry.first};
     }
     for (MarginalStrategy other :
-         {MarginalStrategy::SharedPrivatized, MarginalStrategy::Partitioned, MarginalStrategy::GlobalAtomic}) {
+         {MarginalStrategy::BinStationary, MarginalStrategy::SharedPrivatized, MarginalStrategy::Partitioned,
+          MarginalStrategy::GlobalAtomic}) {
         if (other == strategy) continue;
         try {
             return {qmarg::marginal_probabilities(ws.state(), qubits, MarginalOptions{other}), qmarg::to_string(other)};
@@ -399,7 +407,8 @@ template <class Real>
 void register_benchmarks(const std::vector<int>& ns) {
     const std::string precision = std::is_same<Real, float>::value ? "float" : "double";
     const MarginalStrategy strategies[] = {MarginalStrategy::GlobalAtomic, MarginalStrategy::SharedPrivatized,
-                                           MarginalStrategy::Partitioned, MarginalStrategy::Auto};
+                                           MarginalStrategy::Partitioned, MarginalStrategy::BinStationary,
+                                           MarginalStrategy::Auto};
     for (int n : ns) {
         const std::string prefix = "/" + precision + "/n:" + std::to_string(n);
         benchmark::RegisterBenchmark(("roofline" + prefix).c_str(),
@@ -409,7 +418,7 @@ void register_benchmarks(const std::vector<int>& ns) {
             ->Unit(benchmark::kMillisecond);
         for (int k : g_options.ks) {
             if (k >= n) continue;
-            for (Layout layout : {Layout::Low, Layout::High, Layout::Scattered}) {
+            for (Layout layout : {Layout::Low, Layout::High, Layout::Scattered, Layout::Descending}) {
                 for (MarginalStrategy strategy : strategies) {
                     const std::string name = "marginal" + prefix + "/k:" + std::to_string(k) + "/" + to_string(layout) +
                                              "/" + qmarg::to_string(strategy);

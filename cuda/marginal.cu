@@ -2,7 +2,8 @@
 // the chosen strategy can run this case (throwing an Error that says why not
 // and what would fit), zeroes the output where the strategy adds into it, and
 // runs the strategy's kernels (cuda/marginal_global_atomic.cu,
-// cuda/marginal_shared.cu, cuda/marginal_partitioned.cu).
+// cuda/marginal_shared.cu, cuda/marginal_partitioned.cu,
+// cuda/marginal_bin_stationary.cu).
 //
 // The input was validated by the dispatch in src/marginal.cpp (qubits distinct
 // and in range, 1 <= k <= n); what is checked here is what only the device can
@@ -74,6 +75,9 @@ void marginal_probabilities(const std::complex<Real>* amps, int num_qubits, cons
         case MarginalStrategy::Partitioned:
             check_partitioned_fits(num_qubits, k, limits);
             marginal_probabilities_partitioned(amps, num_qubits, list, out, limits.max_grid_blocks);
+            return;
+        case MarginalStrategy::BinStationary:
+            marginal_probabilities_bin_stationary(amps, num_qubits, qubits, out);
             return;
         case MarginalStrategy::Auto: break;
     }

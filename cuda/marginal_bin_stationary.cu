@@ -29,7 +29,7 @@
 
 #include "check.cuh"
 #include "device_array.cuh"
-#include "marginal_bin_stationary.cuh"
+#include "marginal_common.cuh"
 #include "qmarg/bits.hpp"
 #include "qmarg/error.hpp"
 
@@ -221,14 +221,14 @@ __global__ void sum_rows_kernel(const double* in, std::uint64_t bins, std::uint6
 
 // Small states (n < kMinQubits): a thread per bin sums its 2^(n-k) amplitudes.
 template <class Real>
-__global__ void small_state_kernel(const Real* amps, int n, QubitList qubits, double* out) {
+__global__ void small_state_kernel(const Real* amps, int n, const __grid_constant__ QubitList qubits, double* out) {
     const std::uint64_t bins = std::uint64_t{1} << qubits.count;
     const std::uint64_t bin = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (bin >= bins) return;
     std::uint64_t selected_mask = 0;
-    for (int j = 0; j < qubits.count; ++j) selected_mask |= std::uint64_t{1} << qubits.qubit[j];
+    for (int j = 0; j < qubits.count; ++j) selected_mask |= std::uint64_t{1} << qubits.qubits[j];
     const std::uint64_t others = ((std::uint64_t{1} << n) - 1) & ~selected_mask;
-    const std::uint64_t base = scatter_bits(bin, qubits.qubit, qubits.count);
+    const std::uint64_t base = scatter_bits(bin, qubits.qubits, qubits.count);
     double sum = 0;
     std::uint64_t rest = 0;
     do {
@@ -342,7 +342,8 @@ Launch make_plan(int n, const Qubits& qubits) {
 }  // namespace
 
 template <class Real>
-void bin_stationary_marginal(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits, double* out) {
+void marginal_probabilities_bin_stationary(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits,
+                                           double* out) {
     const int k = static_cast<int>(qubits.size());
     if (num_qubits < kMinQubits) {
         const QubitList list = make_qubit_list(qubits);
@@ -390,8 +391,9 @@ void bin_stationary_marginal(const std::complex<Real>* amps, int num_qubits, con
     // `scratch` goes back to the stream-ordered pool after the kernels that use it.
 }
 
-template void bin_stationary_marginal<float>(const std::complex<float>*, int, const Qubits&, double*);
-template void bin_stationary_marginal<double>(const std::complex<double>*, int, const Qubits&, double*);
+template void marginal_probabilities_bin_stationary<float>(const std::complex<float>*, int, const Qubits&, double*);
+template void marginal_probabilities_bin_stationary<double>(const std::complex<double>*, int, const Qubits&,
+                                                            double*);
 
 }  // namespace gpu
 }  // namespace qmarg

@@ -109,6 +109,11 @@ void marginal_probabilities_global_atomic(const std::complex<Real>* amps, int nu
 template <class Real>
 void marginal_probabilities_shared(const std::complex<Real>* amps, int num_qubits, const QubitList& qubits, double* out,
                                    unsigned max_grid_blocks);
+// BinStationary (cuda/marginal_bin_stationary.cu) writes every bin, runs every
+// case and plans its launch from the qubit list itself.
+template <class Real>
+void marginal_probabilities_bin_stationary(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits,
+                                           double* out);
 template <class Real>
 void marginal_probabilities_partitioned(const std::complex<Real>* amps, int num_qubits, const QubitList& qubits,
                                         double* out, unsigned max_grid_blocks);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstring>
 #include <iomanip>
 #include <numeric>
 #include <sstream>
@@ -29,7 +30,8 @@ using qmarg::StateVector;
 using qmarg_test::fresh_seed;
 
 const MarginalStrategy kStrategies[] = {MarginalStrategy::Auto, MarginalStrategy::GlobalAtomic,
-                                        MarginalStrategy::SharedPrivatized, MarginalStrategy::Partitioned};
+                                        MarginalStrategy::SharedPrivatized, MarginalStrategy::Partitioned,
+                                        MarginalStrategy::BinStationary};
 
 template <class Real>
 class MarginalStrategiesTest : public ::testing::Test {
@@ -399,6 +401,35 @@ TEST(MarginalStrategiesLargeState, ThirtyOneQubitsNeedSixtyFourBitIndices) {
             SCOPED_TRACE("uniform state, n = 31, qubits " + to_text(qubits) + ", strategy " +
                          qmarg::to_string(strategy));
             expect_bins_near<float>(qmarg::marginal_probabilities(state, qubits, MarginalOptions{strategy}), expected);
+        }
+    }
+}
+
+}  // namespace
+
+namespace {
+
+// BinStationary promises bitwise-identical results on every call: no
+// floating-point atomics, and a launch shape fixed by (n, qubits). Checked on
+// the shapes that take each of its paths: the small-state kernel (n < 12),
+// direct writes, one and several levels of partial rows.
+TYPED_TEST(MarginalStrategiesTest, BinStationaryIsBitwiseRepeatable) {
+    const std::uint64_t seed = fresh_seed();
+    SCOPED_TRACE("random seed " + std::to_string(seed));
+    std::mt19937_64 rng(seed);
+    const MarginalOptions engine{MarginalStrategy::BinStationary};
+    for (int n : {5, 11, 12, 16, 22}) {
+        StateVector<TypeParam> state(n, Device::Gpu);
+        state.set_random_state(rng());
+        for (int k : {1, 2, n / 2, n - 1, n}) {
+            if (k < 1) continue;
+            const Qubits qubits = qmarg_test::random_qubits(n, k, rng);
+            const std::vector<double> first = qmarg::marginal_probabilities(state, qubits, engine);
+            for (int repeat = 0; repeat < 5; ++repeat) {
+                const std::vector<double> again = qmarg::marginal_probabilities(state, qubits, engine);
+                ASSERT_EQ(0, std::memcmp(first.data(), again.data(), first.size() * sizeof(double)))
+                    << "n=" << n << " k=" << k << " repeat " << repeat;
+            }
         }
     }
 }

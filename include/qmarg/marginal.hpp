@@ -88,6 +88,28 @@ enum class MarginalStrategy {
     // Not deterministic (the order of the atomic adds within a partition varies;
     // the final sum over partitions is in a fixed order).
     Partitioned,
+
+    // qmarg's engine (docs/marginal_engine.md). Each thread walks amplitudes
+    // along index bits that are not selected, so the bin it adds into stays
+    // fixed: it accumulates in registers with no atomics at all. Threads that
+    // share a bin are combined in a fixed tree (warp shuffles, then shared
+    // memory) and each bin is written once, or, when one segment of the state
+    // is split over several blocks, to partial rows that a second pass adds in
+    // a fixed order. Lanes always read 64 contiguous amplitudes with 16- or
+    // 32-byte loads, whichever qubits are selected.
+    //
+    // When it wins: everywhere measured so far. On an H100 (n = 30, double) it
+    // reads at 95 to 100% of a plain read of the state for every k <= 20 on
+    // low, high, scattered and descending qubits, where the seed strategies
+    // reach 0.3 to 77%. Weakest for k close to n with the qubits in descending
+    // or random order, where each thread writes bins far from its neighbours'.
+    //
+    // Limits: none beyond the output; it runs every k from 1 to n. Temporary
+    // memory (at most 2^n / 64 bytes of partial rows) only when a segment is split.
+    // Deterministic: no floating-point atomics, and the launch shape (and with it
+    // the order of every addition) depends only on n and the qubit list, so
+    // repeated calls give bitwise-identical results, on any GPU.
+    BinStationary,
 };
 
 const char* to_string(MarginalStrategy strategy);
