@@ -137,8 +137,8 @@ __global__ void __launch_bounds__(Policy::kThreads)
 
     const Index stride = static_cast<Index>(gridDim.x) * Policy::kThreads;
     Index i = static_cast<Index>(blockIdx.x) * Policy::kThreads + threadIdx.x;
-    // Whole groups: kUnroll loads in flight, then the kUnroll additions. A warp's
-    // loads at each of the kUnroll positions are 32 consecutive items.
+    // Whole groups: kUnroll loads in flight, then the kUnroll additions. A
+    // warp's loads at each of the kUnroll positions are 32 consecutive items.
     for (; i + (kUnroll - 1) * stride < items; i += kUnroll * stride) {
         Item v[kUnroll];
 #pragma unroll
@@ -146,11 +146,17 @@ __global__ void __launch_bounds__(Policy::kThreads)
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u) acc[u] = acc[u] + op.term(v[u], i + u * stride);
     }
-    // This thread's last, partial group: fewer than kUnroll items remain.
+    // This thread's last, partial group (fewer than kUnroll items remain), its
+    // loads again issued together. Kept apart from the loop above, whose
+    // unpredicated body needs fewer registers.
+    if (kUnroll > 1 && i < items) {
+        Item v[kUnroll];
 #pragma unroll
-    for (int u = 0; u + 1 < kUnroll; ++u) {
-        const Index j = i + u * stride;
-        if (j < items) acc[u] = acc[u] + op.term(op.load(j), j);
+        for (int u = 0; u + 1 < kUnroll; ++u)
+            if (i + u * stride < items) v[u] = op.load(i + u * stride);
+#pragma unroll
+        for (int u = 0; u + 1 < kUnroll; ++u)
+            if (i + u * stride < items) acc[u] = acc[u] + op.term(v[u], i + u * stride);
     }
 #pragma unroll
     for (int width = kUnroll / 2; width > 0; width /= 2) {
@@ -171,8 +177,21 @@ __global__ void __launch_bounds__(Policy::kThreads)
     __syncthreads();
     if (!is_last_block) return;
 
+    // Thread t adds partials t, t + Threads, t + 2 Threads, ... in that order;
+    // kFinalLoads of them are loaded at once, since this pass is the serial
+    // tail of the launch (one L2 round trip for up to kFinalLoads x Threads blocks).
+    constexpr int kFinalLoads = 8;
     Acc sum = Acc{};
-    for (unsigned b = threadIdx.x; b < gridDim.x; b += Policy::kThreads) sum = sum + load_past_l1(partials + b);
+    for (unsigned base = threadIdx.x; base < gridDim.x; base += kFinalLoads * Policy::kThreads) {
+        Acc v[kFinalLoads];
+#pragma unroll
+        for (int u = 0; u < kFinalLoads; ++u) {
+            const unsigned b = base + u * Policy::kThreads;
+            v[u] = b < gridDim.x ? load_past_l1(partials + b) : Acc{};
+        }
+#pragma unroll
+        for (int u = 0; u < kFinalLoads; ++u) sum = sum + v[u];
+    }
     sum = block_sum<Policy::kThreads>(sum);
     if (threadIdx.x == 0) {
         *out = sum;
