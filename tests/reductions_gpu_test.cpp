@@ -8,6 +8,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <random>
@@ -118,6 +119,20 @@ bool same_bits(std::complex<double> a, std::complex<double> b) {
     return same_bits(a.real(), b.real()) && same_bits(a.imag(), b.imag());
 }
 
+std::string hex(double x) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%a", x);
+    return text;
+}
+std::string hex(std::complex<double> x) { return "(" + hex(x.real()) + ", " + hex(x.imag()) + ")"; }
+
+// EXPECT_TRUE(BitsEqual(a, b)) prints both values to the last bit on failure.
+template <class T>
+::testing::AssertionResult BitsEqual(const T& got, const T& expected) {
+    if (same_bits(got, expected)) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "got " << hex(got) << ", expected the bits " << hex(expected);
+}
+
 TYPED_TEST(ReductionsGpuTest, TotalProbabilityMatchesLongDoubleReference) {
     for (int n : kQubitCounts) {
         const std::uint64_t seed = fresh_seed();
@@ -157,7 +172,7 @@ TYPED_TEST(ReductionsGpuTest, InnerProductMatchesLongDoubleReference) {
         EXPECT_NEAR(got.imag(), static_cast<double>(expected.imag()), kTolerance);
         // The conjugated side: <b|a> is the conjugate, to the bit (the same
         // products are formed, in the same order).
-        EXPECT_TRUE(same_bits(qmarg::inner_product(b, a), std::conj(got)));
+        EXPECT_TRUE(BitsEqual(qmarg::inner_product(b, a), std::conj(got)));
         // <a|a>: the norm, with an imaginary part of exactly 0.
         const std::complex<double> self = qmarg::inner_product(a, a);
         EXPECT_NEAR(self.real(), static_cast<double>(reference_total(host_a)), kTolerance);
@@ -243,17 +258,17 @@ TYPED_TEST(ReductionsGpuTest, SameBitsOnEveryRun) {
         const double z = qmarg::expectation_z(a, qubits);
         for (int run = 0; run < 10; ++run) {
             SCOPED_TRACE("repeat " + std::to_string(run));
-            EXPECT_TRUE(same_bits(qmarg::total_probability(a), total));
-            EXPECT_TRUE(same_bits(qmarg::inner_product(a, b), inner));
-            EXPECT_TRUE(same_bits(qmarg::expectation_z(a, qubits), z));
+            EXPECT_TRUE(BitsEqual(qmarg::total_probability(a), total));
+            EXPECT_TRUE(BitsEqual(qmarg::inner_product(a, b), inner));
+            EXPECT_TRUE(BitsEqual(qmarg::expectation_z(a, qubits), z));
         }
         // The bits depend on the amplitudes only, not on where they are stored.
         const auto copy = a.clone();
-        EXPECT_TRUE(same_bits(qmarg::total_probability(copy), total));
+        EXPECT_TRUE(BitsEqual(qmarg::total_probability(copy), total));
         // The order of the qubit list does not matter, to the bit.
         Qubits shuffled = qubits;
         std::shuffle(shuffled.begin(), shuffled.end(), rng);
-        EXPECT_TRUE(same_bits(qmarg::expectation_z(a, shuffled), z));
+        EXPECT_TRUE(BitsEqual(qmarg::expectation_z(a, shuffled), z));
     }
 }
 
