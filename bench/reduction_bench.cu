@@ -78,7 +78,8 @@ struct Pool {
         QMARG_CUDA_CHECK(cudaGetDevice(&device));
         QMARG_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
         const std::size_t state_bytes = qmarg::state_bytes(n, sizeof(std::complex<double>));
-        const std::size_t copies = std::max<std::size_t>(2, (4 * static_cast<std::size_t>(l2_bytes) + state_bytes - 1) / state_bytes);
+        const std::size_t span = 4 * static_cast<std::size_t>(l2_bytes);
+        const std::size_t copies = std::max<std::size_t>(2, (span + state_bytes - 1) / state_bytes);
         std::random_device entropy;
         const std::uint64_t seed = (static_cast<std::uint64_t>(entropy()) << 32) ^ entropy();
         z_qubits = {0, n / 2, n - 1};

@@ -156,7 +156,8 @@ TYPED_TEST(ExpectationZTest, BadQubitListsAreClearErrors) {
               "expectation_z qubit list: qubit 3 is out of range for a 3-qubit state (valid qubits are 0..2)");
     EXPECT_EQ(message_for({-1}),
               "expectation_z qubit list: qubit -1 is out of range for a 3-qubit state (valid qubits are 0..2)");
-    EXPECT_EQ(message_for({0, 2, 0}), "expectation_z qubit list: qubit 0 appears more than once (at positions 0 and 2)");
+    EXPECT_EQ(message_for({0, 2, 0}),
+              "expectation_z qubit list: qubit 0 appears more than once (at positions 0 and 2)");
     EXPECT_EQ(message_for({0, 1, 2, 1}), "expectation_z qubit list has 4 qubits but a 3-qubit state has only 3");
 }
 
