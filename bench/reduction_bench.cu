@@ -230,6 +230,11 @@ void bm_inner_product(benchmark::State& st, int n) {
     Pool& pool = pool_for(n);
     const std::complex<double> self = qmarg::inner_product(pool.states[0], pool.states[0]);
     if (!agrees(st, "<a|a>", self.real(), pool.total[0]) || !agrees(st, "Im <a|a>", self.imag(), 0.0)) return;
+    const std::complex<double> again = qmarg::inner_product(pool.states[0], pool.states[1]);
+    if (!same_bits(again.real(), pool.inner[0].real()) || !same_bits(again.imag(), pool.inner[0].imag())) {
+        st.SkipWithError("inner_product gave different bits on a repeat");
+        return;
+    }
     time_variant(st, pool, 2.0 * static_cast<double>(pool.state_bytes()), [&](std::size_t k) {
         benchmark::DoNotOptimize(qmarg::inner_product(pool.states[k], pool.states[pool.next(k)]));
     });
@@ -237,6 +242,10 @@ void bm_inner_product(benchmark::State& st, int n) {
 
 void bm_expectation_z(benchmark::State& st, int n) {
     Pool& pool = pool_for(n);
+    if (!same_bits(qmarg::expectation_z(pool.states[0], pool.z_qubits), pool.z[0])) {
+        st.SkipWithError("expectation_z gave different bits on a repeat");
+        return;
+    }
     time_variant(st, pool, static_cast<double>(pool.state_bytes()), [&](std::size_t k) {
         benchmark::DoNotOptimize(qmarg::expectation_z(pool.states[k], pool.z_qubits));
     });
