@@ -92,6 +92,7 @@ struct Pool {
             inner.push_back(qmarg::inner_product(states[k], states[next(k)]));
             z.push_back(qmarg::expectation_z(states[k], z_qubits));
         }
+        roofline_blocks = qmarg::gpu::grid_stride_blocks(state_bytes / sizeof(double4), 256, 16);
         measure_roofline();
     }
 
@@ -105,7 +106,7 @@ struct Pool {
     // read_roofline_ms launches it) over copy k.
     void read_roofline(std::size_t k) const {
         const Index count = state_bytes() / sizeof(double4);
-        qmarg::bench::read_roofline_kernel<<<qmarg::gpu::grid_stride_blocks(count, 256, 16), 256>>>(
+        qmarg::bench::read_roofline_kernel<<<roofline_blocks, 256>>>(
             reinterpret_cast<const double4*>(states[k].data()), count, sink.data());
         QMARG_CHECK_LAUNCH(read_roofline_kernel);
     }
@@ -129,6 +130,7 @@ struct Pool {
     std::vector<double> z;
     Qubits z_qubits;
     DeviceArray<double> sink{1, "roofline sink"};
+    unsigned roofline_blocks = 0;
     double roofline_gbs = 0;
 };
 
