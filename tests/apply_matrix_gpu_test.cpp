@@ -253,6 +253,26 @@ TYPED_TEST(ApplyMatrixGpuTest, DenseTiledPathMatchesCpu) {
     for (int k = 6; k <= 10; ++k) check_dense<TypeParam>(k);
 }
 
+// Every kernel (each k, each path, direct and staged) once on a small state
+// with a control: quick enough to run under compute-sanitizer.
+TYPED_TEST(ApplyMatrixGpuTest, EveryKernelOnSmallStates) {
+    std::mt19937_64 rng(fresh_seed());
+    for (int k = 1; k <= 10; ++k) {
+        const int n = k + 5;
+        const Matrix kinds[] = {cheap_dense_unitary(k, rng), random_diagonal(1 << k, rng),
+                                random_permutation(1 << k, rng)};
+        const char* names[] = {"dense", "diagonal", "permutation"};
+        for (int kind = 0; kind < 3; ++kind) {
+            for (Layout layout : {Layout::Low, Layout::High}) {
+                const Qubits targets = choose_targets(layout, n, k, rng);
+                expect_gpu_matches_cpu<TypeParam>(n, targets, kinds[kind], choose_controls(2, n, targets, rng),
+                                                  std::string(names[kind]) + ", " + to_string(layout) +
+                                                      " targets, k=" + std::to_string(k));
+            }
+        }
+    }
+}
+
 // Larger states, so that every kernel's grid-stride loop takes several turns.
 TYPED_TEST(ApplyMatrixGpuTest, DenseOnLargerStatesMatchesCpu) {
     std::mt19937_64 rng(fresh_seed());
