@@ -31,7 +31,8 @@ def main():
     for b in data["benchmarks"]:
         if b.get("error_occurred") or "k" not in b:
             continue
-        _, precision, n, layout, _ = b["name"].split("/")
+        # apply_matrix/<precision>/n<qubits>/<layout>/k<k>[/iterations:1/manual_time]
+        precision, n, layout = b["name"].split("/")[1:4]
         series[(precision, n)][layout].append(b)
 
     panels = sorted(series)
