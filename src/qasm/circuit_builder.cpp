@@ -84,6 +84,7 @@ void CircuitBuilder::add_standard_gate(const StandardGate& standard, bool from_q
     g.num_params = standard.num_params;
     g.num_qubits = standard.num_qubits;
     g.standard = &standard;
+    g.depth = 0;
     gates_.push_back(std::move(g));
     add_symbol(standard.name, SymbolKind::Gate, static_cast<int>(gates_.size()) - 1, SourceLocation{},
                from_qelib1);

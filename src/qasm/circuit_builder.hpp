@@ -42,10 +42,11 @@ struct Gate {
     std::vector<std::string> param_names;
     std::vector<std::string> qubit_names;
     std::vector<GateStatement> body;
-    // Per use: operations emitted, statements visited, and nesting depth.
+    // Per use: operations emitted, statements visited, and how deep user
+    // definitions nest inside it (0 for a built-in gate).
     std::uint64_t operations = 1;
     std::uint64_t steps = 1;
-    int depth = 1;
+    int depth = 0;
 };
 
 // A qubit or classical argument as written at top level: a whole register

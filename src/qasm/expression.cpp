@@ -45,11 +45,11 @@ public:
     }
 
 private:
+    // One level of nesting, opened by `at` (a parenthesis, sign, function or '^').
     struct Nest {
-        explicit Nest(ExpressionParser& p) : parser(p) {
+        Nest(ExpressionParser& p, const Token& at) : parser(p) {
             if (++parser.nesting_ > kMaxNesting) {
-                parser.ts_.fail(parser.ts_.peek(), "expression nested more than " + std::to_string(kMaxNesting) +
-                                                       " levels deep");
+                parser.ts_.fail(at, "expression nested more than " + std::to_string(kMaxNesting) + " levels deep");
             }
         }
         ~Nest() { --parser.nesting_; }
@@ -114,7 +114,7 @@ private:
     int parse_unary() {
         if (ts_.at(TokenKind::Minus) || ts_.at(TokenKind::Plus)) {
             const Token& sign = ts_.next();
-            Nest nest(*this);
+            Nest nest(*this, sign);
             const int operand = parse_unary();
             return sign.kind == TokenKind::Minus ? make(Op::Neg, operand, -1, sign) : operand;
         }
@@ -126,7 +126,7 @@ private:
         const int base = parse_primary();
         if (!ts_.at(TokenKind::Caret)) return base;
         const Token& op = ts_.next();
-        Nest nest(*this);
+        Nest nest(*this, op);
         const int exponent = parse_unary();
         return make(Op::Pow, base, exponent, op);
     }
@@ -139,7 +139,7 @@ private:
         }
         if (token.kind == TokenKind::LParen) {
             ts_.next();
-            Nest nest(*this);
+            Nest nest(*this, token);
             const int inner = parse_sum();
             ts_.expect(TokenKind::RParen, "')'");
             return inner;
@@ -150,7 +150,7 @@ private:
         const Op function = function_named(token.text);
         if (function != Op::Number) {
             ts_.expect(TokenKind::LParen, "'(' after " + std::string(token.text));
-            Nest nest(*this);
+            Nest nest(*this, token);
             const int argument = parse_sum();
             ts_.expect(TokenKind::RParen, "')'");
             return make(function, argument, -1, token);

@@ -67,7 +67,7 @@ void Parser::include() {
     const Token& keyword = ts_.next();
     const Token& file = ts_.expect(TokenKind::String, "a file name in double quotes");
     if (file.text != "qelib1.inc") {
-        ts_.fail(file, "cannot include " + describe(file) + ": only \"qelib1.inc\" (built in) can be included");
+        ts_.fail(file, "cannot include " + quote(file.text, '"') + ": only \"qelib1.inc\" (built in) can be included");
     }
     ts_.expect(TokenKind::Semicolon, "';'");
     builder_.include_qelib1(keyword);
