@@ -51,29 +51,29 @@ inline double median(std::vector<double> values) {
 // Read roofline: every thread loads 16-byte vectors in a grid-stride loop and
 // folds them into one value that is stored only if it is impossible, so the
 // loads cannot be removed and nothing else is written.
-__global__ void read_roofline_kernel(const double4* data, Index count, double* sink) {
+__global__ void read_roofline_kernel(const double4_32a* data, Index count, double* sink) {
     double acc = 0;
     const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
     for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
-        const double4 v = data[i];
+        const double4_32a v = data[i];
         acc += v.x + v.y + v.z + v.w;
     }
     if (acc == -1.2345e300) *sink = acc;
 }
 
 // Copy roofline: read and write each byte once.
-__global__ void copy_roofline_kernel(const double4* in, double4* out, Index count) {
+__global__ void copy_roofline_kernel(const double4_32a* in, double4_32a* out, Index count) {
     const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
     for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) out[i] = in[i];
 }
 
 // Median milliseconds to read `bytes` (a multiple of 32) at `data`.
 inline double read_roofline_ms(const void* data, std::size_t bytes, double* sink, int runs = 30) {
-    const Index count = bytes / sizeof(double4);
+    const Index count = bytes / sizeof(double4_32a);
     const unsigned blocks = gpu::grid_stride_blocks(count, 256, 16);
     return median(time_runs(
         [&] {
-            read_roofline_kernel<<<blocks, 256>>>(static_cast<const double4*>(data), count, sink);
+            read_roofline_kernel<<<blocks, 256>>>(static_cast<const double4_32a*>(data), count, sink);
             QMARG_CHECK_LAUNCH(read_roofline_kernel);
         },
         runs));
@@ -81,11 +81,11 @@ inline double read_roofline_ms(const void* data, std::size_t bytes, double* sink
 
 // Median milliseconds to copy `bytes` (a multiple of 32) from `in` to `out`.
 inline double copy_roofline_ms(const void* in, void* out, std::size_t bytes, int runs = 30) {
-    const Index count = bytes / sizeof(double4);
+    const Index count = bytes / sizeof(double4_32a);
     const unsigned blocks = gpu::grid_stride_blocks(count, 256, 16);
     return median(time_runs(
         [&] {
-            copy_roofline_kernel<<<blocks, 256>>>(static_cast<const double4*>(in), static_cast<double4*>(out), count);
+            copy_roofline_kernel<<<blocks, 256>>>(static_cast<const double4_32a*>(in), static_cast<double4_32a*>(out), count);
             QMARG_CHECK_LAUNCH(copy_roofline_kernel);
         },
         runs));

@@ -1,5 +1,8 @@
 // DeviceArray<T>: scoped temporary device memory for launchers. Freed on every
 // path out of the scope, exceptions included, so an error never leaks memory.
+// It comes from qmarg's stream-ordered scratch pool (cudaMallocFromPoolAsync on
+// the default stream): freeing does not synchronise the device, and a launcher
+// called in a loop reuses the same memory instead of paying cudaMalloc/cudaFree.
 #pragma once
 
 #include <cstddef>
@@ -15,8 +18,8 @@ class DeviceArray {
 public:
     DeviceArray() = default;
     DeviceArray(std::size_t count, const char* what)
-        : data_(count ? static_cast<T*>(allocate(count * sizeof(T), what)) : nullptr), size_(count) {}
-    ~DeviceArray() { release(data_); }
+        : data_(count ? static_cast<T*>(allocate_scratch(count * sizeof(T), what)) : nullptr), size_(count) {}
+    ~DeviceArray() { release_scratch(data_); }
     DeviceArray(DeviceArray&& other) noexcept
         : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
     DeviceArray& operator=(DeviceArray&& other) noexcept {

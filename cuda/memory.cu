@@ -1,7 +1,10 @@
-// Device memory: allocation through cudaMalloc (never managed memory) and
-// copies, each checked; out-of-memory says how much was asked and how much is free.
+// Device memory: state vectors and buffers through cudaMalloc (never managed
+// memory), launcher scratch through a stream-ordered pool, and copies; each
+// call checked, and out-of-memory says how much was asked and how much is free.
 #include <cuda_runtime.h>
 
+#include <cstdint>
+#include <mutex>
 #include <string>
 
 #include "backend/gpu.hpp"
@@ -11,17 +14,71 @@
 namespace qmarg {
 namespace gpu {
 
-void* allocate(std::size_t bytes, const char* what) {
+namespace {
+
+// qmarg's scratch pool on the current device. Memory the pool holds beyond
+// kKeepBytes goes back to the device at synchronisation points; a failing
+// cudaMalloc trims the pool to zero and tries once more, so cached scratch
+// never stands in the way of a state vector.
+constexpr std::uint64_t kKeepBytes = std::uint64_t{1} << 30;
+
+cudaMemPool_t scratch_pool() {
+    static cudaMemPool_t pools[64] = {};
+    static std::mutex mutex;
+    int device = 0;
+    QMARG_CUDA_CHECK(cudaGetDevice(&device));
+    std::lock_guard<std::mutex> lock(mutex);
+    if (pools[device] == nullptr) {
+        cudaMemPoolProps props{};
+        props.allocType = cudaMemAllocationTypePinned;
+        props.location.type = cudaMemLocationTypeDevice;
+        props.location.id = device;
+        QMARG_CUDA_CHECK(cudaMemPoolCreate(&pools[device], &props));
+        std::uint64_t keep = kKeepBytes;
+        QMARG_CUDA_CHECK(cudaMemPoolSetAttribute(pools[device], cudaMemPoolAttrReleaseThreshold, &keep));
+    }
+    return pools[device];
+}
+
+std::string free_memory_text() {
+    std::size_t free_bytes = 0, total_bytes = 0;
+    std::string text = "unknown";
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) text = detail::human_bytes(free_bytes);
+    (void)cudaGetLastError();
+    return text;
+}
+
+}  // namespace
+
+void* allocate_scratch(std::size_t bytes, const char* what) {
     void* pointer = nullptr;
-    const cudaError_t status = cudaMalloc(&pointer, bytes);
+    const cudaError_t status = cudaMallocFromPoolAsync(&pointer, bytes, scratch_pool(), 0);
     if (status != cudaSuccess) {
         (void)cudaGetLastError();
-        std::size_t free_bytes = 0, total_bytes = 0;
-        std::string free_text = "unknown";
-        if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) free_text = detail::human_bytes(free_bytes);
+        throw CudaError("allocation of " + detail::human_bytes(bytes) + " of scratch for " + what + " failed: " +
+                        cudaGetErrorString(status) + " (" + free_memory_text() + " of device memory free)");
+    }
+    return pointer;
+}
+
+void release_scratch(void* pointer) noexcept {
+    if (pointer != nullptr) (void)cudaFreeAsync(pointer, 0);
+}
+
+void* allocate(std::size_t bytes, const char* what) {
+    void* pointer = nullptr;
+    cudaError_t status = cudaMalloc(&pointer, bytes);
+    if (status == cudaErrorMemoryAllocation) {
+        // Cached scratch may hold the memory: give it back and try once more.
+        (void)cudaGetLastError();
+        (void)cudaDeviceSynchronize();
+        (void)cudaMemPoolTrimTo(scratch_pool(), 0);
+        status = cudaMalloc(&pointer, bytes);
+    }
+    if (status != cudaSuccess) {
         (void)cudaGetLastError();
         throw CudaError("cudaMalloc of " + detail::human_bytes(bytes) + " for " + what + " failed: " +
-                        cudaGetErrorString(status) + " (" + free_text + " of device memory free)");
+                        cudaGetErrorString(status) + " (" + free_memory_text() + " of device memory free)");
     }
     return pointer;
 }

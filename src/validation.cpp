@@ -11,6 +11,10 @@ namespace {
 
 std::string state_name(int num_qubits) { return "a " + std::to_string(num_qubits) + "-qubit state"; }
 
+std::string counted(std::size_t count, const char* one, const char* many) {
+    return std::to_string(count) + " " + (count == 1 ? one : many);
+}
+
 void check_in_range(int qubit, int num_qubits, const char* what) {
     if (qubit < 0 || qubit >= num_qubits) {
         throw Error(std::string(what) + ": qubit " + std::to_string(qubit) + " is out of range for " +
@@ -62,8 +66,8 @@ void check_gate(int num_qubits, const Qubits& targets, const Matrix& matrix, con
     }
     if (!control_values.empty()) {
         if (control_values.size() != controls.size()) {
-            throw Error("control_values has " + std::to_string(control_values.size()) + " entries for " +
-                        std::to_string(controls.size()) + " controls: give one value per control, or none");
+            throw Error("control_values has " + counted(control_values.size(), "entry", "entries") + " for " +
+                        counted(controls.size(), "control", "controls") + ": give one value per control, or none");
         }
         for (std::size_t i = 0; i < control_values.size(); ++i) {
             if (control_values[i] != 0 && control_values[i] != 1) {

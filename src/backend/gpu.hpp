@@ -47,6 +47,11 @@ void copy_to_host(void* host, const void* device, std::size_t bytes);
 void copy_to_device(void* device, const void* host, std::size_t bytes);
 void copy_on_device(void* device_dst, const void* device_src, std::size_t bytes);
 std::size_t free_memory();
+// Stream-ordered scratch memory from a pool owned by qmarg: no device-wide
+// synchronisation on free, and repeated calls reuse memory. Ordered on the
+// default stream, so a release waits for the kernels launched before it.
+void* allocate_scratch(std::size_t bytes, const char* what);
+void release_scratch(void* pointer) noexcept;
 
 // cuda/state_init.cu
 template <class Real> void set_zero_state(std::complex<Real>* amps, Index size);
