@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <random>
 #include <string>
 
@@ -16,6 +17,12 @@
 namespace qmarg {
 namespace {
 
+std::string number_text(double x) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", x);
+    return text;
+}
+
 std::vector<double> cumulative_distribution(const std::vector<double>& probabilities) {
     if (probabilities.empty()) throw Error("cannot sample from an empty probability list");
     std::vector<double> cumulative(probabilities.size());
@@ -23,14 +30,14 @@ std::vector<double> cumulative_distribution(const std::vector<double>& probabili
     for (std::size_t i = 0; i < probabilities.size(); ++i) {
         const double p = probabilities[i];
         if (!std::isfinite(p) || p < 0) {
-            throw Error("cannot sample: probability " + std::to_string(i) + " is " + std::to_string(p) +
+            throw Error("cannot sample: probability " + std::to_string(i) + " is " + number_text(p) +
                         " (probabilities must be finite and non-negative)");
         }
         sum += p;
         cumulative[i] = sum;
     }
     if (!(sum > 0) || !std::isfinite(sum)) {
-        throw Error("cannot sample: the probabilities sum to " + std::to_string(sum) + " (it must be positive)");
+        throw Error("cannot sample: the probabilities sum to " + number_text(sum) + " (it must be positive)");
     }
     return cumulative;
 }

@@ -12,6 +12,7 @@
 
 #include "circuit_reference.hpp"
 #include "qasm/qelib1.hpp"
+#include "qmarg/gates.hpp"
 #include "qmarg/qasm.hpp"
 
 namespace {
@@ -429,6 +430,30 @@ TEST(QasmParser, Qelib1C4xBodyIsNotAFourControlledX) {
     // not by the written body.
     EXPECT_LT(std::abs(b[8][8] - 1.0), 1e-12);
     EXPECT_GT(std::abs(w[8][8] - 1.0), 0.1);
+}
+
+// The same gate through qelib1.inc and through qmarg's named gate matrices.
+TEST(QasmParser, Qelib1AgreesWithTheNamedGateMatrices) {
+    const double a = 0.37, b = -1.3, l = 2.1;
+    const std::vector<std::pair<std::string, qmarg::Matrix>> cases = {
+        {"h", qmarg::gates::h()},          {"x", qmarg::gates::x()},
+        {"y", qmarg::gates::y()},          {"z", qmarg::gates::z()},
+        {"s", qmarg::gates::s()},          {"sdg", qmarg::gates::sdg()},
+        {"t", qmarg::gates::t()},          {"tdg", qmarg::gates::tdg()},
+        {"sx", qmarg::gates::sx()},        {"rx(0.37)", qmarg::gates::rx(a)},
+        {"ry(0.37)", qmarg::gates::ry(a)}, {"rz(0.37)", qmarg::gates::rz(a)},
+        {"p(0.37)", qmarg::gates::phase(a)}, {"u3(0.37, -1.3, 2.1)", qmarg::gates::u3(a, b, l)},
+        {"U(0.37, -1.3, 2.1)", qmarg::gates::u3(a, b, l)},
+    };
+    for (const auto& [call, matrix] : cases) {
+        SCOPED_TRACE(call);
+        const Circuit c = parse_qasm(kHeader + "qreg q[1];\n" + call + " q[0];\n");
+        ASSERT_EQ(c.operations.size(), 1u);
+        expect_matrix_near(c.operations[0].matrix, std::vector<C>(matrix.data(), matrix.data() + 4));
+    }
+    const Circuit c = parse_qasm(kHeader + "qreg q[2];\nswap q[0], q[1];\n");
+    const qmarg::Matrix swap = qmarg::gates::swap();
+    expect_matrix_near(c.operations[0].matrix, std::vector<C>(swap.data(), swap.data() + 16));
 }
 
 TEST(QasmParser, ControlledGatesKeepControlsApart) {
