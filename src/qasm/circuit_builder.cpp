@@ -102,7 +102,7 @@ void CircuitBuilder::declare_register(bool quantum, const Token& name, const Tok
                                  " in all registers together");
     }
     if (size < 1) ts_.fail(size_token, "register size must be at least 1, found " + describe(size_token));
-    if (total + size > limit) {
+    if (static_cast<long long>(total) + size > limit) {
         ts_.fail(size_token, std::string(quantum ? "qreg" : "creg") + " '" + std::string(name.text) + "[" +
                                  std::to_string(size) + "]' brings the program to " +
                                  std::to_string(total + size) + (quantum ? " qubits" : " classical bits") +
