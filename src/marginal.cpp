@@ -16,6 +16,7 @@ const char* to_string(MarginalStrategy strategy) {
         case MarginalStrategy::GlobalAtomic: return "GlobalAtomic";
         case MarginalStrategy::SharedPrivatized: return "SharedPrivatized";
         case MarginalStrategy::Partitioned: return "Partitioned";
+        case MarginalStrategy::BinStationary: return "BinStationary";
     }
     return "unknown";
 }

@@ -40,6 +40,23 @@ QMARG_HOST_DEVICE inline std::uint64_t scatter_bits(std::uint64_t value, const i
     return out;
 }
 
+// The parity (0 or 1) of the set bits of `bits`. parity(index & mask) is the
+// exponent of the sign that a product of Pauli Z on the qubits of `mask` gives
+// amplitude `index`: (-1)^parity.
+QMARG_HOST_DEVICE inline int parity(std::uint64_t bits) {
+#if defined(__CUDA_ARCH__)
+    return __popcll(bits) & 1;
+#else
+    bits ^= bits >> 32;
+    bits ^= bits >> 16;
+    bits ^= bits >> 8;
+    bits ^= bits >> 4;
+    bits ^= bits >> 2;
+    bits ^= bits >> 1;
+    return static_cast<int>(bits & 1u);
+#endif
+}
+
 // Inserts a zero bit at each position in `sorted_qubits` (ascending) into
 // `compact`: maps a counter over the 2^(n-k) assignments of the other qubits to
 // the amplitude index whose listed qubits are all 0.

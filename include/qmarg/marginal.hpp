@@ -18,23 +18,98 @@ namespace qmarg {
 
 // How the GPU computes a marginal. The CPU backend has one algorithm
 // (per-thread bins merged in a fixed order) and accepts only Auto.
+//
+// Determinism: every GPU strategy below adds floating-point probabilities with
+// atomics whose order changes from run to run, so repeated calls on the same
+// state agree to rounding (a relative difference of order 1e-16 * sqrt(2^(n-k))
+// per bin) but are not bitwise identical.
+//
+// Limits: an explicitly requested strategy that cannot run a case throws
+// qmarg::Error saying why and what would fit; it never falls back silently.
+// Auto only picks strategies that can run the case.
 enum class MarginalStrategy {
-    // Picks a strategy from (n, k, which qubits); see cuda/marginal_plan.cu.
+    // Picks a strategy from (n, k, which qubits) and the device's limits, by a
+    // rule derived from measurements on an H100 (documented with its numbers at
+    // plan_marginal in cuda/marginal_plan.cu). It picks GlobalAtomic when the
+    // amplitudes resident on the GPU at one time spread over many bins (about
+    // 2^10 or more), otherwise SharedPrivatized while its bins fit and k is at
+    // most 12, otherwise GlobalAtomic. It never picks Partitioned, and never
+    // throws for lack of shared or free memory: every k from 1 to n runs.
     Auto,
-    // Seed B: one thread per amplitude, one atomicAdd to the output in global
-    // memory each. Works for every k. Slow where many threads hit one bin.
-    // Not deterministic (atomic order varies between runs).
+
+    // Seed B. One thread per amplitude (128 per block); each thread adds its
+    // probability to the output bin in global memory with one atomicAdd.
+    //
+    // When it wins: when the amplitudes in flight at one time map to many
+    // distinct bins, so that atomics rarely meet on one address: many qubits
+    // among the low ones (measured on an H100, n = 30: 874 GB/s at k = 10 on
+    // qubits 0..9, 2.4 TB/s at k = 15 on qubits 0..14, against a 3.1 TB/s read).
+    // It collapses when few bins are live: 9 to 55 GB/s for k <= 10 on high
+    // qubits or k <= 5 on low ones.
+    //
+    // Limits: none beyond the 2^k output; it runs every k from 1 to n.
+    // Not deterministic (the order of the atomic adds varies between runs).
     GlobalAtomic,
-    // Seed C: each block keeps a private copy of all 2^k bins in shared memory,
-    // threads add into it with shared atomics, and the block adds its copy to
-    // the output with global atomics. Needs 2^k doubles of shared memory per
-    // block. Not deterministic.
+
+    // Seed C. Each block of 128 threads (one per amplitude) keeps a private copy
+    // of all 2^k bins in shared memory, zeroed at the start of every launch;
+    // threads add into it with shared-memory atomics, then the block adds each
+    // of its 2^k bins to the output with a global atomic.
+    //
+    // When it wins: small k, wherever the qubits are, because contention moves
+    // to shared memory (H100, n = 30: 357 to 664 GB/s at k = 1, 219 to 356 at
+    // k = 5, 313 to 874 at k = 10). Its cost grows with 2^k: every block flushes
+    // all 2^k bins for only 128 amplitudes, and large bins leave room for few
+    // blocks per multiprocessor.
+    //
+    // Limits: 2^k doubles of shared memory per block must fit in the device's
+    // opt-in maximum (227 KiB on an H100: k <= 14). Beyond it an explicit
+    // request throws qmarg::Error naming the bytes needed and the largest k that
+    // fits.
+    // Not deterministic (the order of both the shared and the global atomic adds
+    // varies between runs).
     SharedPrivatized,
-    // Seed A: each block owns a partition of 2^k bins in global memory, threads
-    // add into their block's partition with atomics, and a second kernel sums
-    // the partitions. Needs (blocks x 2^k) doubles of free device memory.
-    // Not deterministic (atomic order within a partition varies).
+
+    // Seed A. Each block of 128 threads (one per amplitude) owns a partition of
+    // 2^k bins in global memory and adds into it with atomics; a second kernel
+    // then sums the partitions, one thread per bin, in partition order.
+    //
+    // When it wins: rarely; it was the slowest strategy in every cell measured
+    // on an H100 (38 to 42 GB/s at n = 30, k <= 5), because it zeroes and
+    // re-reads blocks x 2^k doubles and its final sum has only 2^k threads. It
+    // is kept as the seed's baseline.
+    //
+    // Limits: (2^n / 128) x 2^k doubles = 2^(n+k-4) bytes of temporary device
+    // memory, checked against free memory before anything is allocated (for a
+    // 30-qubit double state on an 80 GB GPU: k <= 9). Beyond it an explicit
+    // request throws qmarg::Error naming the bytes needed, the bytes free and
+    // the largest k that fits. The temporary memory is released on every path,
+    // errors included.
+    // Not deterministic (the order of the atomic adds within a partition varies;
+    // the final sum over partitions is in a fixed order).
     Partitioned,
+
+    // qmarg's engine (docs/marginal_engine.md). Each thread walks amplitudes
+    // along index bits that are not selected, so the bin it adds into stays
+    // fixed: it accumulates in registers with no atomics at all. Threads that
+    // share a bin are combined in a fixed tree (warp shuffles, then shared
+    // memory) and each bin is written once, or, when one segment of the state
+    // is split over several blocks, to partial rows that a second pass adds in
+    // a fixed order. Lanes always read 64 contiguous amplitudes with 16- or
+    // 32-byte loads, whichever qubits are selected.
+    //
+    // When it wins: everywhere measured so far. On an H100 (n = 30, double) it
+    // reads at 95 to 100% of a plain read of the state for every k <= 20 on
+    // low, high, scattered and descending qubits, where the seed strategies
+    // reach 0.3 to 77%. Weakest for k close to n with the qubits in descending
+    // or random order, where each thread writes bins far from its neighbours'.
+    //
+    // Limits: none beyond the output; it runs every k from 1 to n. Temporary
+    // memory (at most 2^n / 64 bytes of partial rows) only when a segment is split.
+    // Deterministic: no floating-point atomics, and the launch shape (and with it
+    // the order of every addition) depends only on n and the qubit list, so
+    // repeated calls give bitwise-identical results, on any GPU.
+    BinStationary,
 };
 
 const char* to_string(MarginalStrategy strategy);

@@ -28,6 +28,9 @@ template <class Real> double total_probability(const std::complex<Real>* amps, I
 template <class Real>
 std::complex<double> inner_product(const std::complex<Real>* a, const std::complex<Real>* b, Index size);
 
+// src/cpu/expectation_z.cpp: sum_i |a_i|^2 (-1)^parity(bits of i on `qubits`).
+template <class Real> double expectation_z(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits);
+
 // src/cpu/apply_matrix.cpp: control_values is empty (all controls 1) or one 0/1 per control.
 template <class Real>
 void apply_matrix(std::complex<Real>* amps, int num_qubits, const Qubits& targets, const Matrix& matrix,

@@ -66,10 +66,11 @@ template <class Real>
 void marginal_probabilities(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits, double* out,
                             MarginalStrategy strategy);
 
-// cuda/reductions.cu
+// cuda/reductions.cu: deterministic tree reductions (cuda/reduce.cuh).
 template <class Real> double total_probability(const std::complex<Real>* amps, Index size);
 template <class Real>
 std::complex<double> inner_product(const std::complex<Real>* a, const std::complex<Real>* b, Index size);
+template <class Real> double expectation_z(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits);
 
 // cuda/apply_matrix.cu
 template <class Real>

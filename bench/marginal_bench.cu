@@ -1,0 +1,503 @@
+// The seed's marginal comparison on our GPU: for each n, k and qubit layout
+// (low = 0..k-1, high = n-k..n-1, scattered = spread evenly over 0..n-1), the
+// strategies GlobalAtomic (seed B), SharedPrivatized (seed C), Partitioned
+// (seed A) and Auto, next to a read-roofline kernel measured in the same run on
+// the same state. Counters: GB/s of state bytes read (state.bytes() / median
+// time) and the ratio to the roofline.
+//
+// How it measures (DESIGN.md, "Measuring"):
+//  - a fresh random state per n (never zeros); its seed is in the JSON context;
+//  - every cell is checked before it is timed: against the CPU reference for
+//    n <= 24, above that against another strategy's result for the same case
+//    (one that passed its own check), or the CPU reference where no other
+//    strategy runs the case. A wrong answer fails the cell (SkipWithError
+//    "WRONG ANSWER ...") and the binary exits with status 2, as it does when a
+//    cell fails with a CUDA error;
+//  - CUDA-event timing of the library call (output kept on the device), the
+//    median of --qmarg_runs (20) timed runs after warm-up;
+//  - states that fit in L2 several times over are cloned and the runs rotate
+//    over the copies, so each run reads the state from memory, not from L2.
+// Cells a strategy cannot run (bins beyond shared memory, partitions beyond free
+// memory) are reported as "not run: <the library's message>".
+//
+// Slow cells: GlobalAtomic on few live bins and Partitioned run at 9 to 40 GB/s
+// at n = 30 (1 to 2 s per run), so 20 runs of each would take the default sweep
+// far past its few minutes. A cell whose checking run took longer than
+// --qmarg_cell_seconds / --qmarg_runs (2 s / 20) gets floor(cell_seconds / time)
+// runs instead, at least --qmarg_min_runs (3); its "runs" counter says how many.
+// On an H100 that touches only GlobalAtomic where few bins are live and
+// Partitioned, at n >= 26. --qmarg_cell_seconds=0 times every cell
+// --qmarg_runs times.
+//
+// Options (besides Google Benchmark's own, e.g. --benchmark_filter,
+// --benchmark_out=FILE --benchmark_out_format=json):
+//   --qmarg_precision=double|float  the state's precision (default double, or
+//                                   $QMARG_BENCH_PRECISION)
+//   --qmarg_n=20,22,24,26,28,30     state sizes (each capped by free GPU memory)
+//   --qmarg_k=1,2,5,10,15,20        marginal sizes (only k < n are run)
+//   --qmarg_runs=20 --qmarg_min_runs=3 --qmarg_cell_seconds=2
+#include <benchmark/benchmark.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "bench_support.cuh"
+#include "format.hpp"
+#include "marginal_plan.cuh"
+#include "qmarg/qmarg.hpp"
+
+namespace {
+
+using qmarg::Device;
+using qmarg::DeviceBuffer;
+using qmarg::MarginalOptions;
+using qmarg::MarginalStrategy;
+using qmarg::Qubits;
+using qmarg::StateVector;
+
+// ---------------------------------------------------------------- options --
+
+struct Options {
+    bool single = false;
+    std::vector<int> ns = {20, 22, 24, 26, 28, 30};
+    std::vector<int> ks = {1, 2, 5, 10, 15, 20};
+    int runs = 20;
+    int min_runs = 3;
+    double cell_seconds = 2.0;
+};
+
+Options g_options;
+int g_wrong_answers = 0;
+int g_failed_cells = 0;  // CUDA errors and the like: the cell has no result
+constexpr int kCpuReferenceMaxQubits = 24;
+
+std::vector<int> parse_list(const std::string& text, const std::string& flag) {
+    std::vector<int> values;
+    std::stringstream stream(text);
+    std::string item;
+    while (std::getline(stream, item, ',')) {
+        char* end = nullptr;
+        const long value = std::strtol(item.c_str(), &end, 10);
+        if (item.empty() || *end != '\0' || value < 1 || value > qmarg::StateVector<double>::kMaxQubits) {
+            throw qmarg::Error(flag + ": '" + item + "' is not a qubit count in 1..58");
+        }
+        values.push_back(static_cast<int>(value));
+    }
+    return values;
+}
+
+// Takes the --qmarg_* flags out of argv (Google Benchmark rejects flags it does not know).
+void parse_options(int* argc, char** argv) {
+    if (const char* precision = std::getenv("QMARG_BENCH_PRECISION"))
+        g_options.single = std::string(precision) == "float";
+    int kept = 1;
+    for (int i = 1; i < *argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg.rfind("--qmarg_", 0) != 0) {
+            argv[kept++] = argv[i];
+            continue;
+        }
+        const std::size_t eq = arg.find('=');
+        const std::string flag = arg.substr(0, eq);
+        const std::string value = eq == std::string::npos ? "" : arg.substr(eq + 1);
+        if (flag == "--qmarg_precision" && (value == "float" || value == "double")) {
+            g_options.single = value == "float";
+        } else if (flag == "--qmarg_n") {
+            g_options.ns = parse_list(value, flag);
+        } else if (flag == "--qmarg_k") {
+            g_options.ks = parse_list(value, flag);
+        } else if (flag == "--qmarg_runs" && std::atoi(value.c_str()) >= 1) {
+            g_options.runs = std::atoi(value.c_str());
+        } else if (flag == "--qmarg_min_runs" && std::atoi(value.c_str()) >= 1) {
+            g_options.min_runs = std::atoi(value.c_str());
+        } else if (flag == "--qmarg_cell_seconds" && std::atof(value.c_str()) >= 0) {
+            g_options.cell_seconds = std::atof(value.c_str());
+        } else {
+            throw qmarg::Error("unknown or invalid option " + arg +
+                               " (see the first comment of bench/marginal_bench.cu)");
+        }
+    }
+    *argc = kept;
+    argv[kept] = nullptr;
+}
+
+// ---------------------------------------------------------------- layouts --
+
+enum class Layout { Low, High, Scattered, Descending };
+
+const char* to_string(Layout layout) {
+    switch (layout) {
+        case Layout::Low: return "low";
+        case Layout::High: return "high";
+        case Layout::Scattered: return "scattered";
+        case Layout::Descending: return "descending";
+    }
+    return "?";
+}
+
+Qubits layout_qubits(Layout layout, int n, int k) {
+    Qubits qubits(k);
+    for (int j = 0; j < k; ++j) {
+        switch (layout) {
+            case Layout::Low: qubits[j] = j; break;
+            case Layout::High: qubits[j] = n - k + j; break;
+            case Layout::Scattered:
+                qubits[j] = k == 1 ? n / 2 : static_cast<int>(static_cast<long>(j) * (n - 1) / (k - 1));
+                break;
+            case Layout::Descending: qubits[j] = n - 1 - j; break;
+        }
+    }
+    return qubits;
+}
+
+std::string to_text(const Qubits& qubits) {
+    std::string text = "{";
+    for (std::size_t j = 0; j < qubits.size(); ++j) text += (j ? "," : "") + std::to_string(qubits[j]);
+    return text + "}";
+}
+
+// -------------------------------------------------------------- workspace --
+
+// Everything for the current n: the state (and its copies when it fits in L2),
+// its CPU copy (made on first need), the roofline, and the checked results of
+// each case by strategy, which later cells are compared against.
+template <class Real>
+class Workspace {
+public:
+    static Workspace& get() {
+        static Workspace workspace;
+        return workspace;
+    }
+
+    static std::map<int, std::uint64_t>& seeds() {
+        static std::map<int, std::uint64_t> by_n;
+        return by_n;
+    }
+
+    void prepare(int n) {
+        if (n == n_) return;
+        release();
+        states_.emplace_back(n, Device::Gpu);
+        states_[0].set_random_state(seeds().at(n));
+        // Enough copies that consecutive runs never find their state in L2.
+        const std::size_t l2 = qmarg::gpu_info().l2_cache_bytes;
+        const std::size_t bytes = states_[0].bytes();
+        const std::size_t copies = std::min<std::size_t>(64, bytes < 4 * l2 ? (4 * l2 + bytes - 1) / bytes : 1);
+        for (std::size_t i = 1; i < copies; ++i) states_.push_back(states_[0].clone());
+        n_ = n;
+    }
+
+    // Frees everything on the GPU (before the CUDA runtime shuts down).
+    void release() {
+        out_ = DeviceBuffer<double>();
+        sink_ = DeviceBuffer<double>();
+        states_.clear();
+        cpu_.reset();
+        results_.clear();
+        roofline_ms_ = 0;
+        n_ = -1;
+    }
+
+    int n() const { return n_; }
+    const StateVector<Real>& state(std::size_t i = 0) const { return states_[i % states_.size()]; }
+    std::size_t copies() const { return states_.size(); }
+    DeviceBuffer<double>& out() { return out_; }
+
+    const StateVector<Real>& cpu_state() {
+        if (!cpu_) cpu_ = std::make_unique<StateVector<Real>>(states_[0].to(Device::Cpu));
+        return *cpu_;
+    }
+
+    // Median read-roofline time for this state (bench_support's read kernel,
+    // rotating over the copies like the cells do), measured once per n.
+    double roofline_ms() {
+        if (roofline_ms_ == 0) roofline_ms_ = time_read_roofline(qmarg::bench::read_roofline_kernel);
+        return roofline_ms_;
+    }
+
+    // Checked results of one case, by strategy name ("CPU" for the reference).
+    std::map<std::string, std::vector<double>>& results(int k, Layout layout) { return results_[{k, layout}]; }
+
+private:
+    // The kernel's vector type is deduced, not named (CUDA 13 deprecates the name).
+    template <class Vector>
+    double time_read_roofline(void (*kernel)(const Vector*, qmarg::Index, double*)) {
+        if (sink_.size() == 0) sink_.resize(1);
+        const qmarg::Index count = states_[0].bytes() / sizeof(Vector);
+        const unsigned blocks = qmarg::gpu::grid_stride_blocks(count, 256, 16);
+        std::size_t next = 0;
+        return qmarg::bench::median(qmarg::bench::time_runs(
+            [&] {
+                const auto* data = reinterpret_cast<const Vector*>(state(next++).data());
+                kernel<<<blocks, 256>>>(data, count, sink_.data());
+                QMARG_CHECK_LAUNCH(read_roofline_kernel);
+            },
+            30));
+    }
+
+    int n_ = -1;
+    std::vector<StateVector<Real>> states_;
+    std::unique_ptr<StateVector<Real>> cpu_;
+    std::map<std::pair<int, Layout>, std::map<std::string, std::vector<double>>> results_;
+    DeviceBuffer<double> out_;
+    DeviceBuffer<double> sink_;
+    double roofline_ms_ = 0;
+};
+
+// A reference for checking `strategy` on this case (see the first comment),
+// and the name of where it came from.
+template <class Real>
+std::pair<std::vector<double>, std::string> reference(Workspace<Real>& ws, int k, Layout layout, const Qubits& qubits,
+                                                      MarginalStrategy strategy) {
+    auto& known = ws.results(k, layout);
+    const std::string excluded = qmarg::to_string(strategy);
+    const auto cpu = [&] {
+        if (!known.count("CPU")) known["CPU"] = qmarg::marginal_probabilities(ws.cpu_state(), qubits);
+        return std::make_pair(known["CPU"], std::string("CPU"));
+    };
+    if (ws.n() <= kCpuReferenceMaxQubits) return cpu();
+    for (const auto& entry : known) {
+        if (entry.first != excluded) return {entry.second, entry.first};
+    }
+    for (MarginalStrategy other :
+         {MarginalStrategy::BinStationary, MarginalStrategy::SharedPrivatized, MarginalStrategy::Partitioned,
+          MarginalStrategy::GlobalAtomic}) {
+        if (other == strategy) continue;
+        try {
+            return {qmarg::marginal_probabilities(ws.state(), qubits, MarginalOptions{other}), qmarg::to_string(other)};
+        } catch (const qmarg::CudaError&) {
+            throw;
+        } catch (const qmarg::Error&) {
+            // This strategy cannot run the case either; try the next.
+        }
+    }
+    return cpu();
+}
+
+// Empty when the bins agree (relative 1e-9 for double, 1e-5 for float; bins far
+// below the mean bin are held to that error relative to 1e-3 of the mean).
+std::string compare(const std::vector<double>& got, const std::vector<double>& want, double tolerance) {
+    if (got.size() != want.size()) return "size " + std::to_string(got.size()) + " vs " + std::to_string(want.size());
+    const double floor = 1e-3 / static_cast<double>(want.size());
+    for (std::size_t b = 0; b < want.size(); ++b) {
+        if (!(std::abs(got[b] - want[b]) <= tolerance * std::max(std::abs(want[b]), floor))) {
+            char text[160];
+            std::snprintf(text, sizeof text, "bin %zu: got %.17g, expected %.17g", b, got[b], want[b]);
+            return text;
+        }
+    }
+    return "";
+}
+
+// ------------------------------------------------------------------ cells --
+
+void set_bandwidth_counters(benchmark::State& st, double ms, double roofline_ms, std::size_t bytes) {
+    const double gbps = static_cast<double>(bytes) / (ms * 1e-3) / 1e9;
+    const double roofline_gbps = static_cast<double>(bytes) / (roofline_ms * 1e-3) / 1e9;
+    st.counters["GB/s"] = gbps;
+    st.counters["roofline_GB/s"] = roofline_gbps;
+    st.counters["roofline_ratio"] = gbps / roofline_gbps;
+}
+
+template <class Real>
+void roofline_cell(benchmark::State& st, int n) {
+    auto& ws = Workspace<Real>::get();
+    double ms = 0;
+    try {
+        ws.prepare(n);
+        ms = ws.roofline_ms();
+    } catch (const std::exception& e) {
+        ++g_failed_cells;
+        st.SkipWithError(e.what());
+    }
+    for (auto _ : st) st.SetIterationTime(ms * 1e-3);
+    if (st.error_occurred()) return;
+    set_bandwidth_counters(st, ms, ms, ws.state().bytes());
+    st.counters["n"] = n;
+    st.counters["copies"] = static_cast<double>(ws.copies());
+    st.SetLabel("read roofline, n=" + std::to_string(n));
+}
+
+template <class Real>
+void marginal_cell(benchmark::State& st, int n, int k, Layout layout, MarginalStrategy strategy) {
+    auto& ws = Workspace<Real>::get();
+    const Qubits qubits = layout_qubits(layout, n, k);
+    const MarginalOptions options{strategy};
+    std::string label =
+        "n=" + std::to_string(n) + " k=" + std::to_string(k) + " " + to_string(layout) + " " + to_text(qubits);
+    double median_ms = 0;
+    std::vector<double> times;
+    try {
+        ws.prepare(n);
+        const double roofline_ms = ws.roofline_ms();
+        MarginalStrategy runs_as = strategy;
+        if (strategy == MarginalStrategy::Auto) {
+            runs_as = qmarg::gpu::plan_marginal(n, qubits, qmarg::gpu::query_marginal_device_limits());
+            label += std::string(" -> ") + qmarg::to_string(runs_as);
+        }
+
+        // The checking run, which also warms up and tells how slow the cell is.
+        std::vector<double> result;
+        const auto start = std::chrono::steady_clock::now();
+        try {
+            qmarg::marginal_probabilities(ws.state(), qubits, ws.out(), options);
+            result = ws.out().to_host();
+        } catch (const qmarg::CudaError&) {
+            throw;
+        } catch (const qmarg::Error& e) {
+            st.SetLabel("not run: " + std::string(e.what()));
+            st.SkipWithError(("not run: " + std::string(e.what())).c_str());
+            return;
+        }
+        const double check_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+        const auto ref = reference(ws, k, layout, qubits, runs_as);
+        const std::string mismatch = compare(result, ref.first, std::is_same<Real, float>::value ? 1e-5 : 1e-9);
+        if (!mismatch.empty()) {
+            ++g_wrong_answers;
+            const std::string message = std::string("WRONG ANSWER from ") + qmarg::to_string(strategy) + " against " +
+                                        ref.second + " (" + label + "): " + mismatch;
+            std::fprintf(stderr, "%s\n", message.c_str());
+            st.SkipWithError(message.c_str());
+            return;
+        }
+        if (strategy != MarginalStrategy::Auto) ws.results(k, layout)[qmarg::to_string(strategy)] = std::move(result);
+        label += " checked against " + ref.second;
+
+        int runs = g_options.runs;
+        if (g_options.cell_seconds > 0) {
+            const double affordable = std::floor(g_options.cell_seconds / std::max(check_seconds, 1e-9));
+            runs = static_cast<int>(std::max<double>(std::min(g_options.min_runs, g_options.runs),
+                                                     std::min<double>(g_options.runs, affordable)));
+        }
+        const int warmup = check_seconds < 0.05 ? 2 : 0;  // the checking run has warmed up a slow cell
+        std::size_t next = 0;
+        times = qmarg::bench::time_runs(
+            [&] { qmarg::marginal_probabilities(ws.state(next++), qubits, ws.out(), options); }, runs, warmup);
+        median_ms = qmarg::bench::median(times);
+        set_bandwidth_counters(st, median_ms, roofline_ms, ws.state().bytes());
+    } catch (const std::exception& e) {
+        ++g_failed_cells;
+        st.SkipWithError(e.what());
+    }
+    for (auto _ : st) st.SetIterationTime(median_ms * 1e-3);
+    if (st.error_occurred()) return;
+    st.counters["n"] = n;
+    st.counters["k"] = k;
+    st.counters["runs"] = static_cast<double>(times.size());
+    st.counters["ms_min"] = *std::min_element(times.begin(), times.end());
+    st.counters["ms_max"] = *std::max_element(times.begin(), times.end());
+    st.SetLabel(label);
+}
+
+template <class Real>
+void register_benchmarks(const std::vector<int>& ns) {
+    const std::string precision = std::is_same<Real, float>::value ? "float" : "double";
+    const MarginalStrategy strategies[] = {MarginalStrategy::GlobalAtomic, MarginalStrategy::SharedPrivatized,
+                                           MarginalStrategy::Partitioned, MarginalStrategy::BinStationary,
+                                           MarginalStrategy::Auto};
+    for (int n : ns) {
+        const std::string prefix = "/" + precision + "/n:" + std::to_string(n);
+        benchmark::RegisterBenchmark(("roofline" + prefix).c_str(),
+                                     [n](benchmark::State& st) { roofline_cell<Real>(st, n); })
+            ->UseManualTime()
+            ->Iterations(1)
+            ->Unit(benchmark::kMillisecond);
+        for (int k : g_options.ks) {
+            if (k >= n) continue;
+            for (Layout layout : {Layout::Low, Layout::High, Layout::Scattered, Layout::Descending}) {
+                for (MarginalStrategy strategy : strategies) {
+                    const std::string name = "marginal" + prefix + "/k:" + std::to_string(k) + "/" + to_string(layout) +
+                                             "/" + qmarg::to_string(strategy);
+                    benchmark::RegisterBenchmark(
+                        name.c_str(), [=](benchmark::State& st) { marginal_cell<Real>(st, n, k, layout, strategy); })
+                        ->UseManualTime()
+                        ->Iterations(1)
+                        ->Unit(benchmark::kMillisecond);
+                }
+            }
+        }
+    }
+}
+
+template <class Real>
+int run(int argc, char** argv) {
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    if (!qmarg::gpu_available()) {
+        std::fprintf(stderr, "marginal_bench: no usable GPU: %s\n", qmarg::gpu_unavailable_reason().c_str());
+        return 1;
+    }
+    const qmarg::GpuInfo info = qmarg::gpu_info();
+    benchmark::AddCustomContext("gpu", info.name);
+    benchmark::AddCustomContext("gpu_compute_capability", std::to_string(info.compute_capability_major) + "." +
+                                                              std::to_string(info.compute_capability_minor));
+    benchmark::AddCustomContext("gpu_memory", qmarg::detail::human_bytes(info.global_memory_bytes));
+    benchmark::AddCustomContext("gpu_shared_memory_per_block_optin",
+                                qmarg::detail::human_bytes(info.shared_memory_per_block_optin));
+    benchmark::AddCustomContext("gpu_l2_cache", qmarg::detail::human_bytes(info.l2_cache_bytes));
+    benchmark::AddCustomContext("cuda_driver", std::to_string(info.driver_version));
+    benchmark::AddCustomContext("cuda_runtime", std::to_string(info.runtime_version));
+    benchmark::AddCustomContext("precision", std::is_same<Real, float>::value ? "float" : "double");
+    benchmark::AddCustomContext("runs", std::to_string(g_options.runs) + " (at least " +
+                                            std::to_string(g_options.min_runs) + " in cells slower than " +
+                                            std::to_string(g_options.cell_seconds) + " s / " +
+                                            std::to_string(g_options.runs) + ")");
+
+    // Sizes whose state (with 1 GiB to spare) fits in free memory now.
+    std::vector<int> ns;
+    std::string skipped;
+    std::random_device device;
+    for (int n : g_options.ns) {
+        const std::size_t bytes = qmarg::state_bytes(n, sizeof(std::complex<Real>));
+        if (bytes + (std::size_t{1} << 30) > info.free_memory_bytes) {
+            skipped += (skipped.empty() ? "" : ",") + std::to_string(n);
+            continue;
+        }
+        ns.push_back(n);
+        const std::uint64_t seed = (static_cast<std::uint64_t>(device()) << 32) ^ device();
+        Workspace<Real>::seeds()[n] = seed;
+        benchmark::AddCustomContext("seed_n" + std::to_string(n), std::to_string(seed));
+    }
+    if (!skipped.empty()) {
+        benchmark::AddCustomContext("skipped_n", skipped + " (state does not fit in free GPU memory)");
+        std::fprintf(stderr, "marginal_bench: skipping n = %s: the state does not fit in %s of free GPU memory\n",
+                     skipped.c_str(), qmarg::detail::human_bytes(info.free_memory_bytes).c_str());
+    }
+
+    register_benchmarks<Real>(ns);
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    Workspace<Real>::get().release();
+    if (g_wrong_answers > 0 || g_failed_cells > 0) {
+        std::fprintf(stderr, "marginal_bench: %d cell(s) gave a WRONG ANSWER, %d failed\n", g_wrong_answers,
+                     g_failed_cells);
+        return 2;
+    }
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        parse_options(&argc, argv);
+        return g_options.single ? run<float>(argc, argv) : run<double>(argc, argv);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "marginal_bench: %s\n", e.what());
+        return 1;
+    }
+}

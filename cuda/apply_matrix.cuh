@@ -1,0 +1,102 @@
+// The GPU gate application inside: how one gate's qubits are described to the
+// kernels, and the launcher of each path. cuda/apply_matrix.cu checks the
+// gate, reads the matrix's structure and picks a path:
+//
+//   apply_matrix_diagonal     diagonal matrices (Z, S, T, Rz, Phase, CZ, ...):
+//                             each amplitude is multiplied in place, no product.
+//   apply_matrix_permutation  one nonzero per row and column (X, Y, SWAP, CX,
+//                             CCX, ...): amplitudes move, times a phase.
+//   apply_matrix_small        dense, k <= kMaxSmallTargets: each thread owns
+//                             whole groups of 2^k amplitudes in registers.
+//   apply_matrix_tiled        dense, k > kMaxSmallTargets: a block owns
+//                             several groups staged in shared memory and
+//                             streams the matrix through it in tiles.
+//
+// Controls never reach a kernel as a test: they are folded into the index
+// mapping (their bits are inserted with the required values), so a gate with
+// c controls touches only 2^(n-c) amplitudes.
+//
+// Plain C++ without CUDA types (the structs travel into kernels by value).
+#pragma once
+
+#include <complex>
+#include <vector>
+
+#include "qmarg/matrix.hpp"
+#include "qmarg/types.hpp"
+
+namespace qmarg {
+namespace gpu {
+
+// The most targets any GPU path applies. A dense 2^10 x 2^10 matrix already
+// does 8192 flops per amplitude; a larger block would not fit the tiled
+// kernel's shared memory with enough groups to reuse each matrix tile.
+constexpr int kMaxGateTargets = 10;
+// Dense gates up to this many targets keep a group in registers: 2^5 complex
+// values are 64 registers in either precision.
+constexpr int kMaxSmallTargets = 5;
+// Room for every qubit of any state (StateVector::kMaxQubits is 58).
+constexpr int kMaxQubitSlots = 64;
+// The most local bits (targets plus free bits) of a shared-memory tile.
+constexpr int kMaxTileBits = 16;
+
+// One gate's qubits, checked and sorted on the host.
+struct GateQubits {
+    int num_qubits = 0;
+    int num_targets = 0;                         // k
+    int num_controls = 0;                        // c
+    int num_fixed = 0;                           // k + c
+    int min_target = 0;
+    Index control_mask = 0;                      // every control qubit's bit set to its required value
+    int targets[kMaxGateTargets] = {};           // targets[j] is bit j of the matrix row/column index
+    int controls_sorted[kMaxQubitSlots] = {};    // ascending
+    int fixed_sorted[kMaxQubitSlots] = {};       // targets and controls, ascending
+    Index target_stride[kMaxGateTargets] = {};   // 1 << targets[j]
+};
+
+// `control_values` is empty (every control must be 1) or holds one 0/1 per control.
+GateQubits describe_gate(int num_qubits, const Qubits& targets, const Qubits& controls,
+                         const std::vector<int>& control_values);
+
+// A tile is 2^tile_bits amplitudes that one block moves between global and
+// shared memory: every amplitude whose target bits and `num_free` lowest free
+// bits (qubits that are neither targets nor controls) take any value, for one
+// value of the remaining free bits, with the controls at their values. So a
+// tile holds 2^num_free whole groups (a group: the 2^k amplitudes one matrix
+// product mixes), and tiles are disjoint: a block that owns a tile may
+// overwrite it in place.
+//
+// Local index l of a tile: bit p of l is global bit local_bits[p], with
+// local_bits ascending, so consecutive local indices are as close in memory as
+// the gate allows and a warp walking l in order reads whole cache lines.
+struct TileLayout {
+    int tile_bits = 0;                           // m = k + num_free
+    int num_free = 0;
+    int num_outer_fixed = 0;                     // m + c
+    Index num_tiles = 0;                         // 2^(n - c - m)
+    Index control_mask = 0;
+    int outer_fixed[kMaxQubitSlots] = {};        // local bits and control bits, ascending
+    int local_bits[kMaxTileBits] = {};           // global bit of local bit p
+    int local_role[kMaxTileBits] = {};           // j >= 0: local bit p carries targets[j]; -1 - i: free bit i
+    int target_local[kMaxGateTargets] = {};      // local bit that carries targets[j]
+    int target_local_sorted[kMaxGateTargets] = {};
+    Index target_stride[kMaxGateTargets] = {};   // 1 << targets[j]
+    Index free_stride[kMaxTileBits] = {};        // 1 << (global bit of free bit i), free bits ascending
+};
+
+// The tile with the `free_bits` lowest free qubits as local bits (fewer when the
+// state has fewer free qubits).
+TileLayout make_tile_layout(const GateQubits& gate, int free_bits);
+
+// The paths. Inputs are checked; `amps` is a device pointer.
+template <class Real>
+void apply_matrix_diagonal(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix);
+template <class Real>
+void apply_matrix_permutation(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix);
+template <class Real>
+void apply_matrix_small(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix);
+template <class Real>
+void apply_matrix_tiled(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix);
+
+}  // namespace gpu
+}  // namespace qmarg

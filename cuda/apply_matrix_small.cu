@@ -1,0 +1,216 @@
+// Dense gates on k <= kMaxSmallTargets (5) targets. Each thread owns whole
+// groups (a group: the 2^k amplitudes one matrix-vector product mixes), loads a
+// group into registers, multiplies it by the matrix and writes it back. Groups
+// are disjoint, so the product needs neither atomics nor barriers.
+//
+// The matrix travels as a kernel parameter (2^2k complex values, at most 16 KiB
+// in double) and every loop over it is unrolled, so each multiply-add reads its
+// matrix entry straight from the constant bank: nothing to upload or free, and
+// concurrent gates cannot see each other's matrices. At 8 * 2^k flops per
+// amplitude this stays below the FP64 rate needed to keep up with memory for
+// k <= 5, so both kernels aim at the copy roofline.
+//
+// Two kernels, chosen by where the targets are:
+//  direct  no target among the lowest bits that share a 128-byte line (3 bits
+//          for double, 4 for float). The group number is spread over the free
+//          qubits lowest first, so neighbouring threads hold neighbouring
+//          addresses and every warp load or store covers whole lines. No
+//          shared memory.
+//  staged  a target among those bits. A group is then a few neighbouring
+//          amplitudes, and threads side by side would stride through memory.
+//          So a block loads a whole tile (TileLayout: the targets and the
+//          lowest free qubits) into shared memory in local order (whole lines
+//          again), each thread multiplies its groups there, and the block
+//          writes the tile back in local order.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+
+#include "apply_matrix.cuh"
+#include "apply_matrix_tile.cuh"
+#include "check.cuh"
+#include "device_complex.cuh"
+#include "qmarg/bits.hpp"
+
+namespace qmarg {
+namespace gpu {
+namespace {
+
+constexpr int kDirectThreads = 128;
+constexpr int kStagedThreads = 128;
+
+// Staged blocks resident per multiprocessor that the register budget must
+// allow. Without it the compiler's own heuristic spilled registers at k = 4;
+// k = 5 needs the whole budget (a group alone is 64 doubles).
+template <int K>
+constexpr int staged_min_blocks() {
+    return K < 5 ? 4 : 1;
+}
+
+// Lowest qubits sharing a 128-byte line.
+template <class Real>
+constexpr int line_bits() {
+    return sizeof(Real) == 8 ? 3 : 4;
+}
+
+// Staged tiles of 32 KiB: 2^11 double or 2^12 float amplitudes.
+template <class Real>
+constexpr int staged_tile_bits() {
+    return sizeof(Real) == 8 ? 11 : 12;
+}
+
+template <class Real, int K>
+struct SmallMatrix {
+    DeviceComplex<Real> entry[(1 << K) * (1 << K)];  // row-major
+};
+
+// Offset of row r of a group from the group's row 0: bit j of r moves by stride[j].
+template <int K, class Stride>
+__device__ __forceinline__ Stride row_offset(int r, const Stride* stride) {
+    Stride offset = 0;
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+        if ((r >> j) & 1) offset += stride[j];
+    }
+    return offset;
+}
+
+// Row r of (matrix * v). r is a compile-time constant after unrolling, so the
+// matrix entries are constant-bank operands of the multiply-adds.
+template <class Real, int K>
+__device__ __forceinline__ DeviceComplex<Real> row_times(const SmallMatrix<Real, K>& matrix, int r,
+                                                         const DeviceComplex<Real> (&v)[1 << K]) {
+    constexpr int kDim = 1 << K;
+    DeviceComplex<Real> acc = make_device_complex<Real>(0, 0);
+#pragma unroll
+    for (int c = 0; c < kDim; ++c) acc = complex_fma(matrix.entry[r * kDim + c], v[c], acc);
+    return acc;
+}
+
+template <class Real, int K>
+__global__ void __launch_bounds__(kDirectThreads)
+    apply_matrix_small_direct_kernel(DeviceComplex<Real>* amps, const __grid_constant__ SmallMatrix<Real, K> matrix,
+                                     const __grid_constant__ GateQubits gate, Index num_groups) {
+    using C = DeviceComplex<Real>;
+    constexpr int kDim = 1 << K;
+    const Index step = static_cast<Index>(gridDim.x) * blockDim.x;
+    for (Index g = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; g < num_groups; g += step) {
+        const Index base = insert_zero_bits(g, gate.fixed_sorted, gate.num_fixed) | gate.control_mask;
+        C v[kDim];
+#pragma unroll
+        for (int r = 0; r < kDim; ++r) v[r] = amps[base + row_offset<K>(r, gate.target_stride)];
+#pragma unroll
+        for (int r = 0; r < kDim; ++r) amps[base + row_offset<K>(r, gate.target_stride)] = row_times(matrix, r, v);
+    }
+}
+
+template <class Real, int K>
+__global__ void __launch_bounds__(kStagedThreads, staged_min_blocks<K>())
+    apply_matrix_small_staged_kernel(DeviceComplex<Real>* amps, const __grid_constant__ SmallMatrix<Real, K> matrix,
+                                     const __grid_constant__ TileLayout layout) {
+    using C = DeviceComplex<Real>;
+    constexpr int kDim = 1 << K;
+    const unsigned threads = blockDim.x;  // a power of two, at most the tile's number of groups
+    const int thread_bits = __ffs(threads) - 1;
+    const unsigned tile_size = 1u << layout.tile_bits;
+    const int per_thread = static_cast<int>(tile_size >> thread_bits);
+    const unsigned groups = tile_size >> K;
+
+    extern __shared__ __align__(16) unsigned char shared_bytes[];
+    C* tile = reinterpret_cast<C*>(shared_bytes);
+    Index* outer_offsets = reinterpret_cast<Index*>(tile + tile_size);
+    const Index thread_offset = thread_tile_offsets(layout, thread_bits, per_thread, outer_offsets);
+    unsigned target_step[K];  // local offset that target j's bit adds
+#pragma unroll
+    for (int j = 0; j < K; ++j) target_step[j] = 1u << layout.target_local[j];
+    __syncthreads();  // outer_offsets is complete before any thread reads it
+
+    for (Index t = blockIdx.x; t < layout.num_tiles; t += gridDim.x) {
+        const Index base = tile_base(layout, t) + thread_offset;
+        // Load: this thread's elements are local indices j * threads + threadIdx.x,
+        // the same positions it will store from; a warp covers whole lines.
+#pragma unroll 4
+        for (int j = 0; j < per_thread; ++j) {
+            tile[swizzle<C>(j * threads + threadIdx.x)] = amps[base + outer_offsets[j]];
+        }
+        __syncthreads();  // the whole tile is in shared memory before any thread reads a group others loaded
+
+        // Multiply: a group is read and written by its owner only, so its
+        // writes need no barrier against other threads' reads.
+        for (unsigned g = threadIdx.x; g < groups; g += threads) {
+            const unsigned first = static_cast<unsigned>(insert_zero_bits(g, layout.target_local_sorted, K));
+            C v[kDim];
+#pragma unroll
+            for (int r = 0; r < kDim; ++r) v[r] = tile[swizzle<C>(first + row_offset<K>(r, target_step))];
+#pragma unroll
+            for (int r = 0; r < kDim; ++r) tile[swizzle<C>(first + row_offset<K>(r, target_step))] = row_times(matrix, r, v);
+        }
+        __syncthreads();  // every group is multiplied before threads store elements other threads computed
+
+        // Store the same positions this thread loaded: the next tile's load
+        // overwrites only those, so it needs no barrier after the store.
+#pragma unroll 4
+        for (int j = 0; j < per_thread; ++j) {
+            amps[base + outer_offsets[j]] = tile[swizzle<C>(j * threads + threadIdx.x)];
+        }
+    }
+}
+
+template <class Real, int K>
+SmallMatrix<Real, K> small_matrix(const Matrix& matrix) {
+    constexpr int kDim = 1 << K;
+    SmallMatrix<Real, K> out;
+    for (int r = 0; r < kDim; ++r) {
+        for (int c = 0; c < kDim; ++c) {
+            const auto value = matrix(r, c);
+            out.entry[r * kDim + c] =
+                make_device_complex<Real>(static_cast<Real>(value.real()), static_cast<Real>(value.imag()));
+        }
+    }
+    return out;
+}
+
+template <class Real, int K>
+void launch_small(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix) {
+    using C = DeviceComplex<Real>;
+    const SmallMatrix<Real, K> entries = small_matrix<Real, K>(matrix);
+    if (gate.min_target >= line_bits<Real>()) {
+        const Index groups = Index{1} << (gate.num_qubits - gate.num_fixed);
+        const auto kernel = apply_matrix_small_direct_kernel<Real, K>;
+        const Index work = (groups + kDirectThreads - 1) / kDirectThreads;
+        const unsigned blocks = resident_grid(kernel, kDirectThreads, 0, work);
+        kernel<<<blocks, kDirectThreads>>>(as_device(amps), entries, gate, groups);
+        QMARG_CHECK_LAUNCH(apply_matrix_small_direct_kernel);
+        return;
+    }
+    const TileLayout layout = make_tile_layout(gate, staged_tile_bits<Real>() - K);
+    const unsigned tile_size = 1u << layout.tile_bits;
+    const unsigned threads = std::min<unsigned>(kStagedThreads, tile_size >> K);
+    const std::size_t shared = tile_size * sizeof(C) + (tile_size / threads) * sizeof(Index);
+    const auto kernel = apply_matrix_small_staged_kernel<Real, K>;
+    const unsigned blocks = resident_grid(kernel, static_cast<int>(threads), shared, layout.num_tiles);
+    kernel<<<blocks, threads, shared>>>(as_device(amps), entries, layout);
+    QMARG_CHECK_LAUNCH(apply_matrix_small_staged_kernel);
+}
+
+}  // namespace
+
+template <class Real>
+void apply_matrix_small(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix) {
+    switch (gate.num_targets) {
+        case 1: return launch_small<Real, 1>(amps, gate, matrix);
+        case 2: return launch_small<Real, 2>(amps, gate, matrix);
+        case 3: return launch_small<Real, 3>(amps, gate, matrix);
+        case 4: return launch_small<Real, 4>(amps, gate, matrix);
+        case 5: return launch_small<Real, 5>(amps, gate, matrix);
+        default:
+            throw Error("apply_matrix_small: " + std::to_string(gate.num_targets) + " targets; this path takes 1.." +
+                        std::to_string(kMaxSmallTargets));
+    }
+}
+
+template void apply_matrix_small<float>(std::complex<float>*, const GateQubits&, const Matrix&);
+template void apply_matrix_small<double>(std::complex<double>*, const GateQubits&, const Matrix&);
+
+}  // namespace gpu
+}  // namespace qmarg

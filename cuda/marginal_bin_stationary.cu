@@ -1,0 +1,399 @@
+// The bin-stationary marginal engine (MarginalStrategy::BinStationary).
+//
+// Each thread walks amplitudes along index bits that are NOT selected, so the
+// bin it adds into never changes while it streams: it accumulates in two
+// registers (the two amplitudes of one vector load), with no atomics. Bits are
+// assigned to roles by the host planner below (docs/marginal_engine.md has the
+// full argument):
+//
+//   bit 0           the two amplitudes of one 16-byte (float) / 32-byte (double) load
+//   bits 1..5       lane id: a warp reads 64 contiguous amplitudes, coalesced
+//   3 more bits     warp id: selected bits first, so a warp owns fixed bins
+//   unselected rest inner loop ("tasks" of a segment): the thread's bins are fixed
+//   selected rest   outer loop: one segment per value; bins change between segments
+//
+// At the end of a segment the threads that share a bin are combined in a fixed
+// tree (shuffles over unselected lane bits, shared memory over unselected warp
+// bits) and each bin is written once: directly to the output, or to a partial
+// array that a second kernel sums in a fixed tree when a segment is split over
+// several blocks. There are no floating-point atomics, and the launch shape is
+// a function of (n, k, qubits) alone, so results are bitwise identical on
+// every run and every GPU.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <complex>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "check.cuh"
+#include "device_array.cuh"
+#include "marginal_common.cuh"
+#include "qmarg/bits.hpp"
+#include "qmarg/error.hpp"
+
+namespace qmarg {
+namespace gpu {
+namespace {
+
+constexpr int kLaneBits = 5;
+constexpr int kWarpBits = 3;
+constexpr int kWarps = 1 << kWarpBits;
+constexpr int kThreads = 32 * kWarps;
+constexpr int kIdentityBits = 1 + kLaneBits + kWarpBits;  // bits fixed by a thread's identity
+// Independent loads in flight per thread. Measured on an H100 (n = 30, double):
+// 8 needs 96 registers (2 blocks per SM) and reads at 93% of the roofline;
+// 4 needs 62 registers and reads at 99-100%.
+constexpr int kUnroll = 4;
+constexpr int kMaxOuterBits = 64;
+
+// Everything the kernel needs, built on the host; passed by value (< 4 KiB).
+struct Plan {
+    std::uint64_t lane_bin[32];      // bin bits set by each lane's index bits 1..5
+    std::uint64_t warp_offset[kWarps];  // index bits set by each warp id
+    std::uint64_t warp_bin[kWarps];     // bin bits set by each warp id
+    std::uint64_t bit0_bin;          // bin bit of index bit 0 (0 when qubit 0 is not selected)
+    std::uint64_t inner_mask;        // index bits of the inner (unselected) task bits
+    // Outer (selected) task bits, ascending index position: flip_*[t] is what
+    // changes in the index / the bin when a segment counter's lowest t+1 bits flip.
+    std::uint64_t flip_index[kMaxOuterBits];
+    std::uint64_t flip_bin[kMaxOuterBits];
+    std::uint64_t bins;              // 2^k
+    unsigned nonselected_lane_mask;  // lane-id bits whose index bit is not selected
+    unsigned nonselected_warp_mask;  // warp-id bits whose index bit is not selected
+    int bit0_selected;
+    int outer_bits;                  // s
+    int inner_bits;                  // u
+    int log_segment_tasks;           // tasks a block runs per segment: min(u, log tau)
+    int log_segments_per_block;      // M
+    int log_parts;                   // P: blocks sharing one segment (then M = 0)
+};
+
+template <class Real>
+struct Vec2;  // two interleaved complex amplitudes in one load
+template <>
+struct Vec2<float> {
+    using type = float4;
+};
+template <>
+struct Vec2<double> {
+    using type = double4_32a;  // 32-byte aligned: two double-complex amplitudes
+};
+
+// Inserts `value`'s bits, lowest first, at the set bits of `mask`.
+__host__ __device__ inline std::uint64_t deposit(std::uint64_t value, std::uint64_t mask) {
+    std::uint64_t out = 0;
+    for (std::uint64_t bit = 1; mask != 0; bit <<= 1) {
+        const std::uint64_t lowest = mask & (~mask + 1);
+        if (value & bit) out |= lowest;
+        mask ^= lowest;
+    }
+    return out;
+}
+
+// The index and bin offsets of segment `segment` (outer bits deposited).
+__device__ inline void segment_offsets(const Plan& plan, std::uint64_t segment, std::uint64_t& index,
+                                       std::uint64_t& bin) {
+    index = 0;
+    bin = 0;
+    for (int t = 0; t < plan.outer_bits; ++t) {
+        if ((segment >> t) & 1u) {
+            index ^= plan.flip_index[t] ^ (t ? plan.flip_index[t - 1] : 0);
+            bin ^= plan.flip_bin[t] ^ (t ? plan.flip_bin[t - 1] : 0);
+        }
+    }
+}
+
+template <class Real>
+__global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const typename Vec2<Real>::type* amps2, Plan plan,
+                                                                  double* out, double* partials) {
+    __shared__ double warp_values[kWarps][2][32];
+    const int lane = threadIdx.x % 32;
+    const int warp = threadIdx.x / 32;
+    const std::uint64_t thread_index = (static_cast<std::uint64_t>(lane) << 1) | plan.warp_offset[warp];
+    const std::uint64_t thread_bin = plan.lane_bin[lane] | plan.warp_bin[warp];
+    const bool writer_lane = (lane & plan.nonselected_lane_mask) == 0;
+
+    const std::uint64_t unit = blockIdx.x;
+    const int log_parts = plan.log_parts;
+    const std::uint64_t part = unit & ((std::uint64_t{1} << log_parts) - 1);
+    const std::uint64_t first_segment = (unit >> log_parts) << plan.log_segments_per_block;
+    const std::uint64_t tasks = std::uint64_t{1} << plan.log_segment_tasks;
+    const std::uint64_t steps = tasks << plan.log_segments_per_block;  // (segment, task) pairs of this block
+    double* dest = log_parts ? partials + part * plan.bins : out;
+    // The first inner offset of this block's part of its segment.
+    const std::uint64_t inner_first = deposit(part << plan.log_segment_tasks, plan.inner_mask);
+    const std::uint64_t not_inner = ~plan.inner_mask;
+
+    // Two cursors walk the same (segment, task) sequence: the load cursor runs
+    // kUnroll steps ahead of the accumulate cursor, so kUnroll loads are in
+    // flight even when segments are a single task long.
+    std::uint64_t load_segment = first_segment, load_index, load_inner = inner_first, load_task = 0;
+    std::uint64_t sum_segment = first_segment, sum_bin, sum_task = 0;
+    segment_offsets(plan, first_segment, load_index, sum_bin);
+    double acc0 = 0, acc1 = 0;
+
+    for (std::uint64_t step = 0; step < steps; step += kUnroll) {
+        typename Vec2<Real>::type v[kUnroll];
+#pragma unroll
+        for (int j = 0; j < kUnroll; ++j) {
+            if (step + j < steps) {
+                v[j] = amps2[(thread_index | load_index | load_inner) >> 1];
+                if (++load_task == tasks) {
+                    load_task = 0;
+                    load_inner = inner_first;
+                    load_index ^= plan.flip_index[__ffsll(static_cast<long long>(~load_segment)) - 1];
+                    ++load_segment;
+                } else {
+                    load_inner = ((load_inner | not_inner) + 1) & plan.inner_mask;  // next subset of inner_mask
+                }
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < kUnroll; ++j) {
+            if (step + j >= steps) continue;
+            acc0 += static_cast<double>(v[j].x) * v[j].x + static_cast<double>(v[j].y) * v[j].y;
+            acc1 += static_cast<double>(v[j].z) * v[j].z + static_cast<double>(v[j].w) * v[j].w;
+            if (++sum_task < tasks) continue;
+            // End of a segment (the same step for every thread of the block):
+            // combine the threads that share a bin, in a fixed order.
+            sum_task = 0;
+            if (!plan.bit0_selected) {
+                acc0 += acc1;
+                acc1 = 0;
+            }
+#pragma unroll
+            for (int b = 0; b < kLaneBits; ++b) {
+                if ((plan.nonselected_lane_mask >> b) & 1u) {
+                    acc0 += __shfl_xor_sync(0xffffffffu, acc0, 1 << b);
+                    acc1 += __shfl_xor_sync(0xffffffffu, acc1, 1 << b);
+                }
+            }
+            if (plan.nonselected_warp_mask != 0) {
+                // Lanes that hold their warp's bins publish them; the warps whose
+                // unselected warp bits are zero then sum over those bits in order.
+                if (writer_lane) {
+                    warp_values[warp][0][lane] = acc0;
+                    warp_values[warp][1][lane] = acc1;
+                }
+                __syncthreads();  // all warps published before any reads
+                if (writer_lane && (warp & plan.nonselected_warp_mask) == 0) {
+                    acc0 = 0;
+                    acc1 = 0;
+                    for (unsigned w = 0; w < kWarps; ++w) {
+                        if ((w & ~plan.nonselected_warp_mask) == static_cast<unsigned>(warp)) {
+                            acc0 += warp_values[w][0][lane];
+                            acc1 += warp_values[w][1][lane];
+                        }
+                    }
+                }
+                __syncthreads();  // reads done before the next segment overwrites warp_values
+            }
+            if (writer_lane && (warp & plan.nonselected_warp_mask) == 0) {
+                const std::uint64_t bin = thread_bin | sum_bin;
+                dest[bin] = acc0;
+                if (plan.bit0_selected) dest[bin | plan.bit0_bin] = acc1;
+            }
+            acc0 = 0;
+            acc1 = 0;
+            sum_bin ^= plan.flip_bin[__ffsll(static_cast<long long>(~sum_segment)) - 1];
+            ++sum_segment;
+        }
+    }
+}
+
+// One level of the fixed-order second pass. `in` holds `parts` rows of `bins`
+// partial sums; thread (group, bin) adds rows [group*per_group, +per_group) in
+// order into out[group][bin]. Neighbouring threads take neighbouring bins, so
+// every row is read coalesced.
+__global__ void sum_rows_kernel(const double* in, std::uint64_t bins, std::uint64_t groups, std::uint64_t per_group,
+                                double* out) {
+    const std::uint64_t id = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (id >= groups * bins) return;
+    const std::uint64_t bin = id % bins;
+    const std::uint64_t group = id / bins;
+    const double* row = in + group * per_group * bins + bin;
+    double sum = 0;
+    for (std::uint64_t p = 0; p < per_group; ++p) sum += row[p * bins];
+    out[id] = sum;
+}
+
+// Small states (n < kMinQubits): a thread per bin sums its 2^(n-k) amplitudes.
+template <class Real>
+__global__ void small_state_kernel(const Real* amps, int n, const __grid_constant__ QubitList qubits, double* out) {
+    const std::uint64_t bins = std::uint64_t{1} << qubits.count;
+    const std::uint64_t bin = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (bin >= bins) return;
+    std::uint64_t selected_mask = 0;
+    for (int j = 0; j < qubits.count; ++j) selected_mask |= std::uint64_t{1} << qubits.qubits[j];
+    const std::uint64_t others = ((std::uint64_t{1} << n) - 1) & ~selected_mask;
+    const std::uint64_t base = scatter_bits(bin, qubits.qubits, qubits.count);
+    double sum = 0;
+    std::uint64_t rest = 0;
+    do {
+        const std::uint64_t i = base | rest;
+        const double re = amps[2 * i], im = amps[2 * i + 1];
+        sum += re * re + im * im;
+        rest = ((rest | ~others) + 1) & others;
+    } while (rest != 0);
+    out[bin] = sum;
+}
+
+constexpr int kMinQubits = kIdentityBits + 3;
+// tau, the tasks per block: 2^(n - 9 - 12) for large n (about 4096 blocks),
+// at least 2^3. A function of n alone: the summation order must not depend on
+// the GPU the code runs on. Measured on an H100 against 2^13 blocks / at least
+// 2^2 tasks: equal at n = 30, 2-10 points better at n = 22-26 (less per-block
+// overhead).
+constexpr int kLogTargetBlocks = 12;
+constexpr int kLogMinTasks = 3;
+
+struct Launch {
+    Plan plan;
+    std::uint64_t blocks;
+    std::uint64_t parts;
+};
+
+Launch make_plan(int n, const Qubits& qubits) {
+    const int k = static_cast<int>(qubits.size());
+    std::vector<std::uint64_t> bin_of(n, 0);  // bin bit contributed by each index bit
+    for (int j = 0; j < k; ++j) bin_of[qubits[j]] = std::uint64_t{1} << j;
+    auto selected = [&](int bit) { return bin_of[bit] != 0; };
+
+    Launch launch{};
+    Plan& plan = launch.plan;
+    plan.bins = std::uint64_t{1} << k;
+    plan.bit0_selected = selected(0);
+    plan.bit0_bin = bin_of[0];
+    for (int b = 0; b < kLaneBits; ++b)
+        if (!selected(b + 1)) plan.nonselected_lane_mask |= 1u << b;
+    for (int lane = 0; lane < 32; ++lane) {
+        plan.lane_bin[lane] = 0;
+        for (int b = 0; b < kLaneBits; ++b)
+            if ((lane >> b) & 1) plan.lane_bin[lane] |= bin_of[b + 1];
+    }
+
+    // Warp bits: selected bits above the lanes first, those of the lowest bins
+    // first (so that a block writes neighbouring bins together), then the
+    // lowest unselected bits.
+    std::vector<int> rest_selected, rest_unselected;
+    for (int bit = 1 + kLaneBits; bit < n; ++bit) (selected(bit) ? rest_selected : rest_unselected).push_back(bit);
+    std::sort(rest_selected.begin(), rest_selected.end(), [&](int a, int b) { return bin_of[a] < bin_of[b]; });
+    std::vector<int> warp_bits;
+    for (int bit : rest_selected)
+        if (static_cast<int>(warp_bits.size()) < kWarpBits) warp_bits.push_back(bit);
+    for (int bit : rest_unselected)
+        if (static_cast<int>(warp_bits.size()) < kWarpBits) warp_bits.push_back(bit);
+    for (int b = 0; b < kWarpBits; ++b)
+        if (!selected(warp_bits[b])) plan.nonselected_warp_mask |= 1u << b;
+    for (int w = 0; w < kWarps; ++w) {
+        plan.warp_offset[w] = 0;
+        plan.warp_bin[w] = 0;
+        for (int b = 0; b < kWarpBits; ++b) {
+            if ((w >> b) & 1) {
+                plan.warp_offset[w] |= std::uint64_t{1} << warp_bits[b];
+                plan.warp_bin[w] |= bin_of[warp_bits[b]];
+            }
+        }
+    }
+
+    // The remaining bits: unselected ones form the inner loop, selected ones the segments.
+    auto is_warp_bit = [&](int bit) { return std::find(warp_bits.begin(), warp_bits.end(), bit) != warp_bits.end(); };
+    std::vector<int> outer;
+    for (int bit = 1 + kLaneBits; bit < n; ++bit) {
+        if (is_warp_bit(bit)) continue;
+        if (selected(bit)) {
+            outer.push_back(bit);
+        } else {
+            plan.inner_mask |= std::uint64_t{1} << bit;
+            ++plan.inner_bits;
+        }
+    }
+    plan.outer_bits = static_cast<int>(outer.size());
+    std::uint64_t flip_index = 0, flip_bin = 0;
+    for (int t = 0; t < kMaxOuterBits; ++t) {
+        if (t < plan.outer_bits) {
+            flip_index |= std::uint64_t{1} << outer[t];
+            flip_bin |= bin_of[outer[t]];
+        }
+        plan.flip_index[t] = flip_index;
+        plan.flip_bin[t] = flip_bin;
+    }
+
+    const int task_bits = n - kIdentityBits;  // = inner_bits + outer_bits
+    const int log_tau = std::max(kLogMinTasks, task_bits - kLogTargetBlocks);
+    if (plan.inner_bits >= log_tau) {
+        // Long segments: cut each into P parts of tau tasks.
+        plan.log_segment_tasks = log_tau;
+        plan.log_segments_per_block = 0;
+        plan.log_parts = plan.inner_bits - log_tau;
+    } else {
+        // Short segments: M whole segments per block.
+        plan.log_segment_tasks = plan.inner_bits;
+        plan.log_segments_per_block = std::min(plan.outer_bits, log_tau - plan.inner_bits);
+        plan.log_parts = 0;
+    }
+    launch.parts = std::uint64_t{1} << plan.log_parts;
+    launch.blocks = std::uint64_t{1} << (plan.outer_bits - plan.log_segments_per_block + plan.log_parts);
+    return launch;
+}
+
+}  // namespace
+
+template <class Real>
+void marginal_probabilities_bin_stationary(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits,
+                                           double* out) {
+    const int k = static_cast<int>(qubits.size());
+    if (num_qubits < kMinQubits) {
+        const QubitList list = make_qubit_list(qubits);
+        const std::uint64_t bins = std::uint64_t{1} << k;
+        const unsigned blocks = static_cast<unsigned>((bins + 255) / 256);
+        small_state_kernel<Real><<<blocks, 256>>>(reinterpret_cast<const Real*>(amps), num_qubits, list, out);
+        QMARG_CHECK_LAUNCH(small_state_kernel);
+        return;
+    }
+    const Launch launch = make_plan(num_qubits, qubits);
+    if (launch.blocks > 0x7fffffffu) {
+        throw Error("BinStationary: " + std::to_string(launch.blocks) + " blocks exceed the grid limit");
+    }
+    const auto* amps2 = reinterpret_cast<const typename Vec2<Real>::type*>(amps);
+    if (launch.parts == 1) {
+        bin_stationary_kernel<Real>
+            <<<static_cast<unsigned>(launch.blocks), kThreads>>>(amps2, launch.plan, out, nullptr);
+        QMARG_CHECK_LAUNCH(bin_stationary_kernel);
+        return;
+    }
+    // Partial rows, then levels that each add kRowsPerLevel rows in order,
+    // until one row is left: the output. Every level's size is a function of
+    // (parts, bins) alone, so the order of the additions is fixed.
+    constexpr std::uint64_t kRowsPerLevel = 32;
+    const std::uint64_t bins = launch.plan.bins;
+    std::uint64_t scratch_rows = launch.parts;
+    for (std::uint64_t rows = launch.parts; rows > kRowsPerLevel; rows /= kRowsPerLevel) scratch_rows += rows / kRowsPerLevel;
+    DeviceArray<double> scratch(scratch_rows * bins, "BinStationary partial bins");
+    bin_stationary_kernel<Real>
+        <<<static_cast<unsigned>(launch.blocks), kThreads>>>(amps2, launch.plan, out, scratch.data());
+    QMARG_CHECK_LAUNCH(bin_stationary_kernel);
+    const double* in = scratch.data();
+    double* next = scratch.data() + launch.parts * bins;
+    for (std::uint64_t rows = launch.parts; rows > 1;) {
+        const std::uint64_t per_group = std::min(rows, kRowsPerLevel);
+        const std::uint64_t groups = rows / per_group;
+        double* level_out = groups == 1 ? out : next;
+        const std::uint64_t threads = groups * bins;
+        sum_rows_kernel<<<static_cast<unsigned>((threads + 255) / 256), 256>>>(in, bins, groups, per_group, level_out);
+        QMARG_CHECK_LAUNCH(sum_rows_kernel);
+        in = level_out;
+        next += groups * bins;
+        rows = groups;
+    }
+    // `scratch` goes back to the stream-ordered pool after the kernels that use it.
+}
+
+template void marginal_probabilities_bin_stationary<float>(const std::complex<float>*, int, const Qubits&, double*);
+template void marginal_probabilities_bin_stationary<double>(const std::complex<double>*, int, const Qubits&,
+                                                            double*);
+
+}  // namespace gpu
+}  // namespace qmarg

@@ -1,0 +1,122 @@
+// Pieces shared by the marginal-probability strategies (cuda/marginal_*.cu):
+// the qubit list as a kernel argument, an amplitude's bin and probability, the
+// one-thread-per-amplitude launch shape, and the per-strategy launchers that
+// cuda/marginal.cu dispatches to.
+//
+// The qubit list travels to the kernels by value, as a __grid_constant__
+// parameter: no device allocation, no copy before the launch, and indexing it
+// with a runtime j reads the parameter bank directly instead of spilling a
+// per-thread copy to local memory.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <complex>
+#include <cstdint>
+#include <string>
+
+#include "qmarg/bits.hpp"
+#include "qmarg/error.hpp"
+#include "qmarg/state_vector.hpp"
+#include "qmarg/types.hpp"
+
+namespace qmarg {
+namespace gpu {
+
+// The seed strategies' block size. They are the baselines users compare
+// against, so they keep the seed's launch shape: one thread per amplitude,
+// 128 threads per block.
+constexpr int kMarginalThreadsPerBlock = 128;
+
+// The longest qubit list a state can have (every qubit of the largest state).
+constexpr int kMaxMarginalQubits = StateVector<double>::kMaxQubits;
+
+// The ordered qubit list of a marginal, small enough to pass by value
+// (4 + 4 * 58 bytes, far below the kernel-parameter limit).
+struct QubitList {
+    int count = 0;
+    int qubits[kMaxMarginalQubits] = {};
+};
+
+inline QubitList make_qubit_list(const Qubits& qubits) {
+    if (qubits.size() > static_cast<std::size_t>(kMaxMarginalQubits)) {
+        throw Error("marginal qubit list has " + std::to_string(qubits.size()) + " qubits: at most " +
+                    std::to_string(kMaxMarginalQubits));
+    }
+    QubitList list;
+    list.count = static_cast<int>(qubits.size());
+    std::copy(qubits.begin(), qubits.end(), list.qubits);
+    return list;
+}
+
+// The interleaved complex type the kernels load (one 8- or 16-byte load per
+// amplitude); layout-identical to std::complex<Real>.
+template <class Real>
+struct DeviceComplex;
+template <>
+struct DeviceComplex<float> {
+    using type = float2;
+};
+template <>
+struct DeviceComplex<double> {
+    using type = double2;
+};
+
+template <class Real>
+const typename DeviceComplex<Real>::type* as_device(const std::complex<Real>* amps) {
+    static_assert(sizeof(typename DeviceComplex<Real>::type) == sizeof(std::complex<Real>),
+                  "device and host complex types must share a layout");
+    return reinterpret_cast<const typename DeviceComplex<Real>::type*>(amps);
+}
+
+// |a|^2 in double, also for a single-precision amplitude (DESIGN.md: probabilities
+// accumulate in double).
+__device__ __forceinline__ double probability(double2 a) { return a.x * a.x + a.y * a.y; }
+__device__ __forceinline__ double probability(float2 a) {
+    const double re = a.x, im = a.y;
+    return re * re + im * im;
+}
+
+// The output bin of amplitude `index`: the same gather_bits the CPU backend uses.
+__device__ __forceinline__ Index marginal_bin(Index index, const QubitList& qubits) {
+    return gather_bits(index, qubits.qubits, qubits.count);
+}
+
+// 64-bit thread indices: blockIdx.x * blockDim.x alone is a 32-bit product and
+// wraps for states of 2^32 amplitudes.
+__device__ __forceinline__ Index global_thread_index() {
+    return static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+__device__ __forceinline__ Index grid_thread_count() { return static_cast<Index>(gridDim.x) * blockDim.x; }
+
+// Blocks for one thread per item, as the seed launches. Past the device's grid
+// limit (2^31 - 1 blocks, i.e. states beyond 2^38 amplitudes) the grid is
+// capped and the kernels' grid-stride loops give a thread several items, so no
+// size is ever left half done.
+inline unsigned one_thread_per_item_blocks(Index items, unsigned max_grid_blocks) {
+    const Index needed = (items + kMarginalThreadsPerBlock - 1) / kMarginalThreadsPerBlock;
+    return static_cast<unsigned>(std::max<Index>(1, std::min<Index>(needed, max_grid_blocks)));
+}
+
+// The strategy launchers. `out` holds 2^k doubles on the device. Their limits
+// are checked by cuda/marginal.cu before they are called; GlobalAtomic and
+// SharedPrivatized add into `out`, which the caller has zeroed, and Partitioned
+// writes every bin.
+template <class Real>
+void marginal_probabilities_global_atomic(const std::complex<Real>* amps, int num_qubits, const QubitList& qubits,
+                                          double* out, unsigned max_grid_blocks);
+template <class Real>
+void marginal_probabilities_shared(const std::complex<Real>* amps, int num_qubits, const QubitList& qubits, double* out,
+                                   unsigned max_grid_blocks);
+// BinStationary (cuda/marginal_bin_stationary.cu) writes every bin, runs every
+// case and plans its launch from the qubit list itself.
+template <class Real>
+void marginal_probabilities_bin_stationary(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits,
+                                           double* out);
+template <class Real>
+void marginal_probabilities_partitioned(const std::complex<Real>* amps, int num_qubits, const QubitList& qubits,
+                                        double* out, unsigned max_grid_blocks);
+
+}  // namespace gpu
+}  // namespace qmarg
