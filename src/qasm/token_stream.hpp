@@ -21,7 +21,6 @@ public:
 
     // The current token (the End token once the input is used up).
     const Token& peek() const { return tokens_[pos_]; }
-    const Token& peek_next() const { return tokens_[pos_ + 1 < tokens_.size() ? pos_ + 1 : pos_]; }
     bool at(TokenKind kind) const { return peek().kind == kind; }
     bool at_word(std::string_view word) const { return at(TokenKind::Identifier) && peek().text == word; }
 

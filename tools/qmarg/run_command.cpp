@@ -120,13 +120,18 @@ void choose_qubits(const RunOptions& options, const qmarg::Circuit& circuit, Rep
 // Fails early, naming the memory, for states no StateVector can hold at all;
 // smaller ones are checked against the device's memory by StateVector itself.
 void check_size(const qmarg::Circuit& circuit, std::size_t bytes_per_amplitude, qmarg::Device device) {
-    if (circuit.num_qubits < 1) throw qmarg::Error(circuit.source_name + " declares no qubits (add a qreg)");
-    if (circuit.num_qubits <= qmarg::StateVector<double>::kMaxQubits) return;
-    char bytes[32];
-    std::snprintf(bytes, sizeof bytes, "%.3g", std::ldexp(static_cast<double>(bytes_per_amplitude), circuit.num_qubits));
-    throw qmarg::Error("a " + std::to_string(circuit.num_qubits) + "-qubit state needs 2^" +
-                       std::to_string(circuit.num_qubits) + " amplitudes x " + std::to_string(bytes_per_amplitude) +
-                       " B = " + bytes + " bytes; the " + qmarg::to_string(device) + " holds at most " +
+    const int n = circuit.num_qubits;
+    if (n <= qmarg::StateVector<double>::kMaxQubits) return;
+    const double bytes = std::ldexp(static_cast<double>(bytes_per_amplitude), n);
+    char text[32];
+    if (std::isfinite(bytes)) {
+        std::snprintf(text, sizeof text, "%.3g", bytes);
+    } else {
+        std::snprintf(text, sizeof text, "2^%d", n + static_cast<int>(std::log2(static_cast<double>(bytes_per_amplitude))));
+    }
+    throw qmarg::Error("a " + std::to_string(n) + "-qubit state needs 2^" + std::to_string(n) + " amplitudes x " +
+                       std::to_string(bytes_per_amplitude) + " B = " + text + " bytes; the " +
+                       qmarg::to_string(device) + " holds at most " +
                        std::to_string(qmarg::max_qubits(device, bytes_per_amplitude)) + " qubits");
 }
 
@@ -190,6 +195,7 @@ void simulate(const RunOptions& options, const qmarg::Circuit& circuit, qmarg::D
 
 void run(RunOptions options) {
     const qmarg::Circuit circuit = read_circuit(options.circuit);
+    if (circuit.num_qubits < 1) throw qmarg::Error(circuit.source_name + " declares no qubits (add a qreg)");
     Report report;
     report.circuit = circuit.source_name;
     report.num_qubits = circuit.num_qubits;
