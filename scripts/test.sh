@@ -15,3 +15,4 @@ ctest --preset release -j "$jobs"
 cmake --preset sanitize >/dev/null
 cmake --build --preset sanitize -j "$jobs"
 ctest --preset sanitize -j "$jobs"
+scripts/fuzz.sh 60

@@ -1,0 +1,262 @@
+// The qmarg tool, run as a program: its output formats, sampling, reported
+// qubits, devices, and one-line errors with non-zero exit codes.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "qmarg/device.hpp"
+
+namespace {
+
+#if defined(QMARG_CLI_PATH)
+
+struct Result {
+    int exit_code = -1;
+    std::string out;
+    std::string err;
+};
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+std::string example(const std::string& name) { return std::string(QMARG_SOURCE_DIR) + "/examples/" + name; }
+
+// Runs `qmarg <args>` through the shell; `input` (if any) is its stdin.
+Result qmarg_cli(const std::string& args, const std::string& input = "") {
+    const std::string base = ::testing::TempDir() + "qmarg_cli_test_" +
+                             ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::string command = std::string(QMARG_CLI_PATH) + " " + args + " > " + base + ".out 2> " + base + ".err";
+    if (!input.empty()) {
+        std::ofstream(base + ".in") << input;
+        command += " < " + base + ".in";
+    }
+    const int status = std::system(command.c_str());
+    Result r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp(base + ".out");
+    r.err = slurp(base + ".err");
+    return r;
+}
+
+std::string write_program(const std::string& name, const std::string& text) {
+    const std::string path = ::testing::TempDir() + name;
+    std::ofstream(path) << text;
+    return path;
+}
+
+TEST(Cli, TablePrintsTheMeasuredMarginalMostLikelyFirst) {
+    const Result r = qmarg_cli("run " + example("grover.qasm") + " --device cpu");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::istringstream lines(r.out);
+    std::string line;
+    std::getline(lines, line);
+    EXPECT_EQ(line, "# bits, left to right: c[2]=q[2] c[1]=q[1] c[0]=q[0]");
+    std::getline(lines, line);
+    EXPECT_EQ(line, "outcome  probability");
+    std::getline(lines, line);
+    EXPECT_EQ(line.substr(0, 9), "101      ");
+    EXPECT_NEAR(std::stod(line.substr(9)), 121.0 / 128, 1e-9);
+    int rows = 1;
+    while (std::getline(lines, line)) {
+        EXPECT_NEAR(std::stod(line.substr(9)), 1.0 / 128, 1e-9) << line;
+        ++rows;
+    }
+    EXPECT_EQ(rows, 8);
+    EXPECT_NE(r.err.find("running on the CPU in double precision"), std::string::npos) << r.err;
+}
+
+TEST(Cli, GhzTableLeavesOutImpossibleOutcomes) {
+    const Result r = qmarg_cli("run " + example("ghz.qasm") + " --device cpu");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out,
+              "# bits, left to right: c[4]=q[4] c[3]=q[3] c[2]=q[2] c[1]=q[1] c[0]=q[0]\n"
+              "outcome  probability\n"
+              "00000    0.5\n"
+              "11111    0.5\n");
+    EXPECT_NE(r.err.find("30 outcomes not shown"), std::string::npos) << r.err;
+}
+
+TEST(Cli, JsonCarriesTheQubitOrderAndEveryOutcome) {
+    const Result r = qmarg_cli("run " + example("bernstein_vazirani.qasm") + " --device cpu --format json --threshold 0");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["num_qubits"], 7);
+    EXPECT_EQ(j["device"], "CPU");
+    EXPECT_EQ(j["precision"], "double");
+    EXPECT_EQ(j["qubits"], nlohmann::json({0, 1, 2, 3, 4, 5}));
+    EXPECT_EQ(j["clbit_names"][5], "c[5]");
+    ASSERT_EQ(j["probabilities"].size(), 64u);
+    EXPECT_EQ(j["probabilities"][0]["outcome"], "101101");
+    EXPECT_NEAR(j["probabilities"][0]["probability"].get<double>(), 1.0, 1e-12);
+    EXPECT_EQ(j["omitted_outcomes"], 0);
+}
+
+TEST(Cli, CsvWithChosenQubitsAndPrecision) {
+    // QFT of |5>: uniform over any qubits; the first listed qubit is the rightmost bit.
+    const Result r = qmarg_cli("run " + example("qft.qasm") + " --device cpu --format csv --precision float --qubits 3,q[0] -q");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(r.err.empty()) << r.err;
+    std::istringstream lines(r.out);
+    std::string line;
+    std::getline(lines, line);
+    EXPECT_EQ(line, "outcome,probability");
+    for (const char* outcome : {"00", "01", "10", "11"}) {
+        ASSERT_TRUE(std::getline(lines, line));
+        EXPECT_NEAR(std::stod(line.substr(3)), 0.25, 1e-6) << line;
+        (void)outcome;
+    }
+    EXPECT_FALSE(std::getline(lines, line));
+    // Qubit order matters when the marginal is not symmetric.
+    const Result bv = qmarg_cli("run " + example("bernstein_vazirani.qasm") + " --device cpu --format csv --qubits 1,0,5 -q");
+    EXPECT_EQ(bv.out.substr(0, 24), "outcome,probability\n110,");
+}
+
+TEST(Cli, TopAndThreshold) {
+    const Result top = qmarg_cli("run " + example("grover.qasm") + " --device cpu --format csv --top 2 -q");
+    ASSERT_EQ(top.exit_code, 0) << top.err;
+    EXPECT_EQ(std::count(top.out.begin(), top.out.end(), '\n'), 3);
+    EXPECT_EQ(top.out.substr(0, 24), "outcome,probability\n101,");
+    const Result threshold = qmarg_cli("run " + example("grover.qasm") + " --device cpu --format csv --threshold 0.5");
+    EXPECT_EQ(std::count(threshold.out.begin(), threshold.out.end(), '\n'), 2);
+    EXPECT_NE(threshold.err.find("7 outcomes not shown"), std::string::npos) << threshold.err;
+}
+
+TEST(Cli, ShotsWithASeedAreReproducible) {
+    const std::string args = "run " + example("grover.qasm") + " --device cpu --format json --shots 5000 --seed 11";
+    const Result a = qmarg_cli(args);
+    const Result b = qmarg_cli(args);
+    const Result c = qmarg_cli("run " + example("grover.qasm") + " --device cpu --format json --shots 5000 --seed 12");
+    ASSERT_EQ(a.exit_code, 0) << a.err;
+    EXPECT_EQ(a.out, b.out);
+    EXPECT_NE(a.out, c.out);
+    const auto j = nlohmann::json::parse(a.out);
+    EXPECT_EQ(j["shots"], 5000);
+    EXPECT_EQ(j["seed"], 11);
+    std::uint64_t total = 0;
+    for (const auto& row : j["counts"]) total += row["count"].get<std::uint64_t>();
+    EXPECT_EQ(total, 5000u);
+    EXPECT_EQ(j["counts"][0]["outcome"], "101");
+    EXPECT_GT(j["counts"][0]["count"].get<int>(), 4500);
+    // Without --seed the seed is drawn and reported so that the run can be repeated.
+    const Result unseeded = qmarg_cli("run " + example("ghz.qasm") + " --device cpu --shots 10");
+    EXPECT_NE(unseeded.err.find("sampling with seed "), std::string::npos) << unseeded.err;
+}
+
+TEST(Cli, ReadsStandardInputAndReportsAllQubitsWhenNothingIsMeasured) {
+    const Result r = qmarg_cli("run - --device cpu --format csv -q",
+                               "OPENQASM 2.0;\ninclude \"qelib1.inc\";\nqreg a[1];\nqreg b[2];\nx b[1];\n");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, "outcome,probability\n100,1\n");
+}
+
+TEST(Cli, ProgressLinesOnStderr) {
+    const Result r = qmarg_cli("run " + example("random_circuit.qasm") + " --device cpu --progress-interval 0");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("qmarg: applied 40/80 operations (50%)"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("qmarg: applied 80/80 operations (100%)"), std::string::npos) << r.err;
+}
+
+TEST(Cli, AutoDeviceSaysWhichDeviceItUsed) {
+    const Result r = qmarg_cli("run " + example("ghz.qasm"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    if (qmarg::gpu_available()) {
+        EXPECT_NE(r.err.find("running on the GPU ("), std::string::npos) << r.err;
+    } else {
+        EXPECT_NE(r.err.find("running on the CPU (no usable GPU: " + qmarg::gpu_unavailable_reason() + ")"),
+                  std::string::npos)
+            << r.err;
+    }
+}
+
+TEST(Cli, GpuRunMatchesCpuRun) {
+    if (!qmarg::gpu_available()) GTEST_SKIP() << "no usable GPU: " << qmarg::gpu_unavailable_reason();
+    for (const char* precision : {"double", "float"}) {
+        const std::string args = "run " + example("random_circuit.qasm") + " --format json --threshold 0 --precision " + precision;
+        const Result gpu = qmarg_cli(args + " --device gpu");
+        const Result cpu = qmarg_cli(args + " --device cpu");
+        ASSERT_EQ(gpu.exit_code, 0) << gpu.err;
+        const auto g = nlohmann::json::parse(gpu.out);
+        const auto c = nlohmann::json::parse(cpu.out);
+        EXPECT_EQ(g["device"], "GPU");
+        ASSERT_EQ(g["probabilities"].size(), c["probabilities"].size());
+        std::map<std::string, double> cpu_p;
+        for (const auto& row : c["probabilities"]) cpu_p[row["outcome"]] = row["probability"];
+        for (const auto& row : g["probabilities"]) {
+            EXPECT_NEAR(row["probability"].get<double>(), cpu_p[row["outcome"]], 1e-5) << precision << " " << row;
+        }
+    }
+}
+
+TEST(Cli, GpuWithoutAGpuIsAnError) {
+    if (qmarg::gpu_available()) GTEST_SKIP() << "a GPU is usable here";
+    const Result r = qmarg_cli("run " + example("ghz.qasm") + " --device gpu");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.err, "qmarg: error: --device gpu: no usable GPU: " + qmarg::gpu_unavailable_reason() + "\n");
+    EXPECT_TRUE(r.out.empty());
+}
+
+TEST(Cli, ErrorsAreOneLineWithANonZeroExitCode) {
+    const Result missing = qmarg_cli("run /nonexistent/circuit.qasm");
+    EXPECT_EQ(missing.exit_code, 1);
+    EXPECT_EQ(missing.err, "qmarg: error: cannot open OpenQASM file '/nonexistent/circuit.qasm'\n");
+
+    const std::string bad = write_program("qmarg_cli_bad.qasm", "OPENQASM 2.0;\nqreg q[2];\nCX q[0], q[2];\n");
+    const Result invalid = qmarg_cli("run " + bad + " --device cpu");
+    EXPECT_EQ(invalid.exit_code, 1);
+    EXPECT_EQ(invalid.err, "qmarg: error: " + bad + ":3:12: index 2 is out of range for qreg q[2] (valid indices are 0..1)\n");
+    EXPECT_TRUE(invalid.out.empty());
+
+    const Result qubits = qmarg_cli("run " + example("ghz.qasm") + " --device cpu --qubits 1,7");
+    EXPECT_EQ(qubits.exit_code, 1);
+    EXPECT_EQ(qubits.err, "qmarg: error: --qubits: qubit 7 is out of range for a 5-qubit circuit (valid qubits are 0..4)\n");
+    const Result twice = qmarg_cli("run " + example("ghz.qasm") + " --device cpu --qubits q[1],1");
+    EXPECT_EQ(twice.err, "qmarg: error: --qubits: qubit q[1] is listed twice\n");
+
+    const Result option = qmarg_cli("run " + example("ghz.qasm") + " --format xml");
+    EXPECT_EQ(option.exit_code, 2);
+    EXPECT_EQ(option.err.rfind("qmarg: error: --format: ", 0), 0u) << option.err;
+    EXPECT_EQ(std::count(option.err.begin(), option.err.end(), '\n'), 1) << option.err;
+
+    const Result none = qmarg_cli("");
+    EXPECT_EQ(none.exit_code, 2);
+    EXPECT_EQ(none.err, "qmarg: error: A subcommand is required (see qmarg --help)\n");
+}
+
+TEST(Cli, StatesBeyondMemoryNameTheMemoryNeeded) {
+    const std::string huge = write_program("qmarg_cli_huge.qasm", "OPENQASM 2.0;\nqreg q[100];\n");
+    const Result r = qmarg_cli("run " + huge + " --device cpu");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.err.rfind("qmarg: error: a 100-qubit state needs 2^100 amplitudes x 16 B = 2.03e+31 bytes; the CPU "
+                          "holds at most ", 0),
+              0u)
+        << r.err;
+    const std::string big = write_program("qmarg_cli_big.qasm", "OPENQASM 2.0;\nqreg q[50];\n");
+    const Result b = qmarg_cli("run " + big + " --device cpu --precision float");
+    EXPECT_EQ(b.exit_code, 1);
+    EXPECT_EQ(b.err.rfind("qmarg: error: a 50-qubit single-precision state needs 8.0 PiB but the CPU has ", 0), 0u)
+        << b.err;
+    const std::string empty = write_program("qmarg_cli_empty.qasm", "OPENQASM 2.0;\n");
+    const Result e = qmarg_cli("run " + empty + " --device cpu");
+    EXPECT_EQ(e.err, "qmarg: error: " + empty + " declares no qubits (add a qreg)\n");
+}
+
+#else
+
+TEST(Cli, NotBuilt) { GTEST_SKIP() << "the qmarg tool is not built (QMARG_BUILD_TOOLS=OFF)"; }
+
+#endif
+
+}  // namespace

@@ -1,0 +1,2 @@
+// error: 2:1: expected 'OPENQASM 2.0;' at the start of the program, found 'qreg'
+qreg q[1];

@@ -1,0 +1,2 @@
+// error: 3:1: expected 'OPENQASM 2.0;' at the start of the program, found end of file
+// nothing here

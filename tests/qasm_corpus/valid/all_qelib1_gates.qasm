@@ -1,0 +1,32 @@
+// operations: 42
+// Every gate of qelib1.inc once (id and u0 need no operation), plus U and CX.
+OPENQASM 2.0;
+include "qelib1.inc";
+qreg q[5];
+U(0.1, 0.2, 0.3) q[0];
+CX q[0], q[1];
+u3(0.1, 0.2, 0.3) q[0];
+u2(0.2, 0.3) q[1];
+u1(0.3) q[2];
+cx q[0], q[1];
+id q[3];
+u0(1) q[4];
+u(0.4, 0.5, 0.6) q[0];
+p(0.7) q[1];
+x q[0]; y q[1]; z q[2]; h q[3];
+s q[0]; sdg q[1]; t q[2]; tdg q[3];
+rx(0.1) q[0]; ry(0.2) q[1]; rz(0.3) q[2];
+sx q[3]; sxdg q[4];
+cz q[0], q[1]; cy q[1], q[2]; swap q[2], q[3]; ch q[3], q[4];
+ccx q[0], q[1], q[2]; cswap q[2], q[3], q[4];
+crx(0.1) q[0], q[1]; cry(0.2) q[1], q[2]; crz(0.3) q[2], q[3];
+cu1(0.4) q[3], q[4]; cp(0.5) q[4], q[0];
+cu3(0.1, 0.2, 0.3) q[0], q[2];
+csx q[1], q[3];
+cu(0.1, 0.2, 0.3, 0.4) q[2], q[4];
+rxx(0.5) q[0], q[4]; rzz(0.6) q[1], q[3];
+rccx q[0], q[1], q[2];
+rc3x q[0], q[1], q[2], q[3];
+c3x q[1], q[2], q[3], q[4];
+c3sqrtx q[4], q[3], q[2], q[1];
+c4x q[0], q[1], q[2], q[3], q[4];

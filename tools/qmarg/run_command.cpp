@@ -1,0 +1,273 @@
+// qmarg run: read an OpenQASM 2.0 circuit, simulate it on the GPU or the CPU,
+// and print the marginal distribution of the measured qubits (or of --qubits),
+// or sampled counts with --shots.
+//
+// stdout carries only the result (so it can be piped); what was chosen, how
+// long it took and progress on long circuits go to stderr.
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "device_choice.hpp"
+#include "qmarg/qmarg.hpp"
+#include "qmarg/qasm.hpp"
+#include "qmarg/sampling.hpp"
+#include "report.hpp"
+
+namespace qmarg_cli {
+namespace {
+
+struct RunOptions {
+    std::string circuit;
+    std::string device = "auto";
+    std::string precision = "double";
+    std::vector<std::string> qubits;
+    std::string format = "table";
+    std::size_t top = 0;
+    double threshold = 1e-10;
+    std::uint64_t shots = 0;
+    std::uint64_t seed = 0;
+    bool seed_given = false;
+    bool quiet = false;
+    double progress_interval = 1.0;
+};
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+qmarg::Circuit read_circuit(const std::string& path) {
+    if (path != "-") return qmarg::load_qasm(path);
+    const std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+    return qmarg::parse_qasm(text, "<stdin>");
+}
+
+// One --qubits entry: a qubit index ("3") or a register element ("q[3]").
+int parse_qubit(const std::string& text, const qmarg::Circuit& circuit) {
+    const auto bracket = text.find('[');
+    if (bracket == std::string::npos) {
+        std::size_t used = 0;
+        long value = -1;
+        try {
+            value = std::stol(text, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != text.size() || text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) {
+            throw qmarg::Error("--qubits: '" + text + "' is neither a qubit index nor a register element like q[3]");
+        }
+        if (value >= circuit.num_qubits) {
+            throw qmarg::Error("--qubits: qubit " + text + " is out of range for a " +
+                               std::to_string(circuit.num_qubits) + "-qubit circuit (valid qubits are 0.." +
+                               std::to_string(circuit.num_qubits - 1) + ")");
+        }
+        return static_cast<int>(value);
+    }
+    const std::string name = text.substr(0, bracket);
+    for (const qmarg::Register& r : circuit.quantum_registers) {
+        if (r.name != name) continue;
+        const std::string inner = text.substr(bracket + 1);
+        std::size_t used = 0;
+        long index = -1;
+        try {
+            index = std::stol(inner, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used == 0 || inner.substr(used) != "]" || !std::isdigit(static_cast<unsigned char>(inner[0]))) {
+            throw qmarg::Error("--qubits: '" + text + "' is not a register element like " + name + "[0]");
+        }
+        if (index >= r.size) {
+            throw qmarg::Error("--qubits: index " + std::to_string(index) + " is out of range for qreg " + name +
+                               "[" + std::to_string(r.size) + "]");
+        }
+        return r.offset + static_cast<int>(index);
+    }
+    throw qmarg::Error("--qubits: the circuit has no qreg named '" + name + "'");
+}
+
+// The qubits to report (bit j of an outcome is qubits[j]) and, for measured
+// qubits, the classical bit each one is stored in.
+void choose_qubits(const RunOptions& options, const qmarg::Circuit& circuit, Report& report) {
+    if (!options.qubits.empty()) {
+        for (const std::string& q : options.qubits) {
+            const int qubit = parse_qubit(q, circuit);
+            for (int earlier : report.qubits) {
+                if (earlier == qubit) throw qmarg::Error("--qubits: qubit " + circuit.qubit_name(qubit) + " is listed twice");
+            }
+            report.qubits.push_back(qubit);
+        }
+    } else if (!circuit.measurements.empty()) {
+        report.qubits = circuit.measured_qubits();
+        for (const qmarg::Measurement& m : circuit.measurements) report.clbit_names.push_back(circuit.clbit_name(m.bit));
+    } else {
+        for (int q = 0; q < circuit.num_qubits; ++q) report.qubits.push_back(q);
+    }
+    for (int q : report.qubits) report.qubit_names.push_back(circuit.qubit_name(q));
+}
+
+// Fails early, naming the memory, for states no StateVector can hold at all;
+// smaller ones are checked against the device's memory by StateVector itself.
+void check_size(const qmarg::Circuit& circuit, std::size_t bytes_per_amplitude, qmarg::Device device) {
+    const int n = circuit.num_qubits;
+    if (n <= qmarg::StateVector<double>::kMaxQubits) return;
+    const double bytes = std::ldexp(static_cast<double>(bytes_per_amplitude), n);
+    char text[32];
+    if (std::isfinite(bytes)) {
+        std::snprintf(text, sizeof text, "%.3g", bytes);
+    } else {
+        std::snprintf(text, sizeof text, "2^%d", n + static_cast<int>(std::log2(static_cast<double>(bytes_per_amplitude))));
+    }
+    throw qmarg::Error("a " + std::to_string(n) + "-qubit state needs 2^" + std::to_string(n) + " amplitudes x " +
+                       std::to_string(bytes_per_amplitude) + " B = " + text + " bytes; the " +
+                       qmarg::to_string(device) + " holds at most " +
+                       std::to_string(qmarg::max_qubits(device, bytes_per_amplitude)) + " qubits");
+}
+
+// Progress on stderr about once a second while operations are applied.
+class ProgressLine {
+public:
+    ProgressLine(bool quiet, double interval_seconds) : quiet_(quiet), interval_(interval_seconds) {}
+    void operator()(std::size_t done, std::size_t total) {
+        if (quiet_) return;
+        const auto now = Clock::now();
+        if (std::chrono::duration<double>(now - last_).count() < interval_) return;
+        last_ = now;
+        printed_ = true;
+        std::fprintf(stderr, "qmarg: applied %zu/%zu operations (%.0f%%)\n", done, total, 100.0 * done / total);
+    }
+    bool printed() const { return printed_; }
+
+private:
+    bool quiet_;
+    double interval_;
+    bool printed_ = false;
+    Clock::time_point last_ = Clock::now();
+};
+
+// `note` says where it runs; it is printed once the state exists, so that a
+// state that does not fit is one line of error and nothing else.
+template <class Real>
+void simulate(const RunOptions& options, const qmarg::Circuit& circuit, qmarg::Device device,
+              const std::string& note, Report& report) {
+    check_size(circuit, sizeof(std::complex<Real>), device);
+    const auto start = Clock::now();
+    qmarg::StateVector<Real> state(circuit.num_qubits, device);
+    if (!options.quiet) {
+        std::fprintf(stderr, "qmarg: %s: %d qubits, %zu operations; running on %s in %s precision\n",
+                     circuit.source_name.c_str(), circuit.num_qubits, circuit.operations.size(), note.c_str(),
+                     options.precision.c_str());
+        if (options.shots > 0 && !options.seed_given) {
+            std::fprintf(stderr, "qmarg: sampling with seed %llu (pass --seed to repeat)\n",
+                         static_cast<unsigned long long>(options.seed));
+        }
+    }
+    ProgressLine progress(options.quiet, options.progress_interval);
+    qmarg::run(state, circuit, [&progress](std::size_t done, std::size_t total) { progress(done, total); });
+    const double run_seconds = seconds_since(start);
+    const auto marginal_start = Clock::now();
+    const std::vector<double> probabilities = qmarg::marginal_probabilities(state, report.qubits);
+    const double marginal_seconds = seconds_since(marginal_start);
+    if (!options.quiet) {
+        std::fprintf(stderr, "qmarg: %zu operations in %.3f s, marginal over %zu qubits in %.3f s\n",
+                     circuit.operations.size(), run_seconds, report.qubits.size(), marginal_seconds);
+    }
+    if (options.shots > 0) {
+        report.sampled = true;
+        report.shots = options.shots;
+        report.seed = options.seed;
+        select_counts(qmarg::sample_counts(probabilities, options.shots, options.seed), options.top, report);
+    } else {
+        select_probabilities(probabilities, options.threshold, options.top, report);
+    }
+}
+
+void run(RunOptions options) {
+    const qmarg::Circuit circuit = read_circuit(options.circuit);
+    if (circuit.num_qubits < 1) throw qmarg::Error(circuit.source_name + " declares no qubits (add a qreg)");
+    Report report;
+    report.circuit = circuit.source_name;
+    report.num_qubits = circuit.num_qubits;
+    report.precision = options.precision;
+    choose_qubits(options, circuit, report);
+
+    std::string note;
+    const qmarg::Device device = choose_device(options.device, note);
+    report.device = qmarg::to_string(device);
+    if (options.shots > 0 && !options.seed_given) options.seed = std::random_device{}();
+    if (options.precision == "float") {
+        simulate<float>(options, circuit, device, note, report);
+    } else {
+        simulate<double>(options, circuit, device, note, report);
+    }
+
+    if (options.format == "json") {
+        print_json(report, stdout);
+    } else if (options.format == "csv") {
+        print_csv(report, stdout);
+    } else {
+        print_table(report, stdout);
+    }
+    if (!options.quiet && report.omitted > 0 && !report.sampled) {
+        std::fprintf(stderr, "qmarg: %llu %s not shown (probability %.3g in total; --top 0 --threshold 0 shows all)\n",
+                     static_cast<unsigned long long>(report.omitted), report.omitted == 1 ? "outcome" : "outcomes",
+                     report.omitted_probability);
+    } else if (!options.quiet && report.omitted > 0) {
+        std::fprintf(stderr, "qmarg: %llu more %s not shown (--top 0 shows all)\n",
+                     static_cast<unsigned long long>(report.omitted), report.omitted == 1 ? "outcome" : "outcomes");
+    }
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app) {
+    auto options = std::make_shared<RunOptions>();
+    CLI::App* cmd = app.add_subcommand(
+        "run", "Simulate an OpenQASM 2.0 circuit and print the marginal distribution of its measured qubits");
+    cmd->add_option("circuit", options->circuit, "OpenQASM 2.0 file ('-' reads standard input)")->required();
+    cmd->add_option("--device", options->device, "Where to simulate: auto (the GPU when usable), cpu or gpu")
+        ->check(CLI::IsMember({"auto", "cpu", "gpu"}))
+        ->capture_default_str();
+    cmd->add_option("--precision", options->precision, "Amplitude precision: double or float")
+        ->check(CLI::IsMember({"double", "float"}))
+        ->capture_default_str();
+    cmd->add_option("--qubits", options->qubits,
+                    "Qubits to report instead of the measured ones, e.g. 0,3,5 or q[0],q[3]; the first listed is "
+                    "the rightmost bit")
+        ->delimiter(',');
+    cmd->add_option("--format", options->format, "Output: table, json or csv")
+        ->check(CLI::IsMember({"table", "json", "csv"}))
+        ->capture_default_str();
+    cmd->add_option("--top", options->top, "Print at most N outcomes, most likely first (0: all)")
+        ->capture_default_str();
+    cmd->add_option("--threshold", options->threshold, "Leave out outcomes less likely than this (0: print all)")
+        ->check(CLI::Range(0.0, 1.0))
+        ->capture_default_str();
+    cmd->add_option("--shots", options->shots, "Sample this many measurements and print counts instead");
+    cmd->add_option_function<std::uint64_t>(
+        "--seed",
+        [options](const std::uint64_t& seed) {
+            options->seed = seed;
+            options->seed_given = true;
+        },
+        "Seed for --shots (default: random, printed on stderr)");
+    cmd->add_flag("-q,--quiet", options->quiet, "Print nothing on stderr but errors");
+    cmd->add_option("--progress-interval", options->progress_interval,
+                    "Seconds between progress lines on stderr while operations are applied")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    cmd->callback([options]() { run(*options); });
+}
+
+}  // namespace qmarg_cli
