@@ -14,6 +14,7 @@
 #include <string>
 
 #include "qmarg/device.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -32,13 +33,14 @@ std::string slurp(const std::string& path) {
     return text.str();
 }
 
-std::string example(const std::string& name) { return std::string(QMARG_SOURCE_DIR) + "/examples/" + name; }
+std::string example(const std::string& name) { return qmarg_test::source_dir() + "/examples/" + name; }
 
 // Runs `qmarg <args>` through the shell; `input` (if any) is its stdin.
 Result qmarg_cli(const std::string& args, const std::string& input = "") {
     const std::string base = ::testing::TempDir() + "qmarg_cli_test_" +
                              ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::string command = std::string(QMARG_CLI_PATH) + " " + args + " > " + base + ".out 2> " + base + ".err";
+    const char* cli = std::getenv("QMARG_CLI_PATH");  // the tool copied along with the tests
+    std::string command = std::string(cli != nullptr && *cli != '\0' ? cli : QMARG_CLI_PATH) + " " + args + " > " + base + ".out 2> " + base + ".err";
     if (!input.empty()) {
         std::ofstream(base + ".in") << input;
         command += " < " + base + ".in";

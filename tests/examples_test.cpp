@@ -19,7 +19,7 @@ template <class B>
 class ExampleCircuits : public qmarg_test::BackendTest<B> {};
 TYPED_TEST_SUITE(ExampleCircuits, qmarg_test::AllBackends, qmarg_test::BackendName);
 
-Circuit example(const std::string& name) { return qmarg::load_qasm(std::string(QMARG_SOURCE_DIR) + "/examples/" + name); }
+Circuit example(const std::string& name) { return qmarg::load_qasm(qmarg_test::source_dir() + "/examples/" + name); }
 
 // The example run on a fresh |0...0> state of the backend's device and precision.
 template <class Real>

@@ -25,7 +25,7 @@ const std::string kHeader = "OPENQASM 2.0;\ninclude \"qelib1.inc\";\n";
 
 std::vector<fs::path> corpus(const char* kind) {
     std::vector<fs::path> files;
-    for (const auto& entry : fs::directory_iterator(fs::path(QMARG_SOURCE_DIR) / "tests" / "qasm_corpus" / kind)) {
+    for (const auto& entry : fs::directory_iterator(fs::path(qmarg_test::source_dir()) / "tests" / "qasm_corpus" / kind)) {
         if (entry.path().extension() == ".qasm") files.push_back(entry.path());
     }
     std::sort(files.begin(), files.end());

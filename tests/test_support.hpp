@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <complex>
 #include <cstdint>
 #include <numeric>
@@ -25,6 +26,14 @@ inline std::uint64_t fresh_seed() {
 }
 
 inline std::string seed_trace(std::uint64_t seed) { return "random seed " + std::to_string(seed); }
+
+// Where the tests find the project's files (example circuits, error corpora):
+// the source tree CMake compiled in, unless QMARG_SOURCE_DIR in the environment
+// says otherwise (a build copied to another machine to run its GPU tests).
+inline std::string source_dir() {
+    const char* dir = std::getenv("QMARG_SOURCE_DIR");
+    return dir != nullptr && *dir != '\0' ? dir : QMARG_SOURCE_DIR;
+}
 
 // Skips the current test when `device` is the GPU and no GPU is usable.
 #define QMARG_SKIP_IF_UNAVAILABLE(device)                                                       \
