@@ -92,7 +92,7 @@ struct Pool {
             inner.push_back(qmarg::inner_product(states[k], states[next(k)]));
             z.push_back(qmarg::expectation_z(states[k], z_qubits));
         }
-        roofline_blocks = qmarg::gpu::grid_stride_blocks(state_bytes / sizeof(double4), 256, 16);
+        roofline_blocks = qmarg::gpu::grid_stride_blocks(state_bytes / sizeof(double4_32a), 256, 16);
         measure_roofline();
     }
 
@@ -105,9 +105,9 @@ struct Pool {
     // One run of the read roofline kernel (bench_support.cuh, launched as
     // read_roofline_ms launches it) over copy k.
     void read_roofline(std::size_t k) const {
-        const Index count = state_bytes() / sizeof(double4);
+        const Index count = state_bytes() / sizeof(double4_32a);
         qmarg::bench::read_roofline_kernel<<<roofline_blocks, 256>>>(
-            reinterpret_cast<const double4*>(states[k].data()), count, sink.data());
+            reinterpret_cast<const double4_32a*>(states[k].data()), count, sink.data());
         QMARG_CHECK_LAUNCH(read_roofline_kernel);
     }
 

@@ -5,6 +5,7 @@
 // every off-diagonal entry is exactly zero, so no path ever changes a result.
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "apply_matrix.cuh"
 #include "backend/gpu.hpp"

@@ -324,10 +324,12 @@ Launch make_plan(int n, const Qubits& qubits) {
     const int task_bits = n - kIdentityBits;  // = inner_bits + outer_bits
     const int log_tau = std::max(kLogMinTasks, task_bits - kLogTargetBlocks);
     if (plan.inner_bits >= log_tau) {
-        // Long segments: cut each into P parts of tau tasks.
-        plan.log_segment_tasks = log_tau;
+        // Long segments: cut each into P parts of about tau tasks. The partial
+        // rows are written and read once more (2 x P x 2^k x 8 bytes): P is
+        // capped at 2^(n-k-4) so that this stays within 1/16 of the state.
+        plan.log_parts = std::min(plan.inner_bits - log_tau, std::max(0, n - k - 4));
+        plan.log_segment_tasks = plan.inner_bits - plan.log_parts;
         plan.log_segments_per_block = 0;
-        plan.log_parts = plan.inner_bits - log_tau;
     } else {
         // Short segments: M whole segments per block.
         plan.log_segment_tasks = plan.inner_bits;

@@ -15,14 +15,11 @@ namespace gpu {
 MarginalDeviceLimits query_marginal_device_limits() {
     int device = 0;
     QMARG_CUDA_CHECK(cudaGetDevice(&device));
-    int shared_optin = 0, multiprocessors = 0, threads_per_sm = 0, max_grid_x = 0;
+    int shared_optin = 0, max_grid_x = 0;
     QMARG_CUDA_CHECK(cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    QMARG_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
-    QMARG_CUDA_CHECK(cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
     QMARG_CUDA_CHECK(cudaDeviceGetAttribute(&max_grid_x, cudaDevAttrMaxGridDimX, device));
     MarginalDeviceLimits limits;
     limits.shared_bytes_per_block = static_cast<std::size_t>(shared_optin);
-    limits.resident_threads = static_cast<Index>(multiprocessors) * static_cast<Index>(threads_per_sm);
     limits.max_grid_blocks = static_cast<unsigned>(max_grid_x);
     return limits;
 }
@@ -50,56 +47,28 @@ int partitioned_max_qubits(int num_qubits, unsigned max_grid_blocks, std::size_t
     return k;
 }
 
-int live_bins_log2(const Qubits& qubits, Index resident_threads) {
-    int window_log2 = 0;
-    while (window_log2 < 63 && (Index{2} << window_log2) <= resident_threads) ++window_log2;
-    int live = 0;
-    for (int q : qubits) live += q < window_log2 ? 1 : 0;
-    return live;
-}
-
-// The Auto rule, from the seed strategies measured on an H100 80GB HBM3 with a
-// double-complex state of n = 30 qubits (DESIGN.md; GB/s of state read, the
-// read roofline is 3100):
+// The Auto rule, from bench/marginal_bench.cu on an H100 80GB HBM3 (double
+// state, fraction of the read roofline measured in the same run; the full table
+// is bench/results/marginal_strategies_H100_double.json):
 //
-//                      k=1 low  k=1 high  k=5 low  k=5 high  k=10 low  k=10 high  k=15 low  k=20 high
-//   GlobalAtomic (B)      18        9        55        9        874        9        2396       133
-//   SharedPriv.  (C)     664      357       219      356        874      313        n/a        n/a
-//   Partitioned  (A)      42       41        39       38        n/a      n/a        n/a        n/a
+//   n   k   layout        GlobalAtomic  SharedPriv.  Partitioned  BinStationary
+//   30  1   low/high          0.006/0.003   0.21/0.11     0.012        1.00/1.00
+//   30  10  low/high          0.28/0.003    0.035         -            0.99/1.00
+//   30  20  low/descending    0.61/0.26     -             -            0.99/0.98
+//   26  15  low/high          0.75/0.03     -             -            0.91/0.99
+//   24  15  low               0.72          -             -            0.69
+//   20  15  low               0.66          -             -            0.60
 //
-// GlobalAtomic is limited by atomics that collide on one address. What decides
-// that is not k but how many distinct bins the amplitudes resident at one time
-// (132 SMs x 2048 threads ~ 2^18 consecutive indices) touch: 2^(number of the
-// qubits below 18). Read that way the row is one curve: 1 live bin -> 9 GB/s
-// (every "high" cell), 2 -> 18, 32 -> 55, 256 -> 133 (k=20 high = qubits
-// 10..29, eight of them below 18), 1024 -> 874, 32768 -> 2396.
-// SharedPrivatized pays a flush of 2^k global atomics per 128-amplitude block
-// instead, so it is nearly flat in the layout and falls with k; it beats
-// GlobalAtomic in every cell with fewer than 2^10 live bins and ties at 2^10.
-// Partitioned is slowest in every cell it runs (and needs the most memory).
-//
-// Rule:
-//   1. live bins >= 2^10 (global_atomic_min_live_bins_log2)  -> GlobalAtomic
-//   2. else, if the bins fit in shared memory and k <= 12
-//      (shared_privatized_max_k)                              -> SharedPrivatized
-//   3. else                                                   -> GlobalAtomic
-// The k <= 12 cap is an extrapolation, not a measurement: at k = 10 the flush
-// is 8 atomics per amplitude and C still reached 313 GB/s; at k = 14 it is 128,
-// which should bring C down to B's level. The measured cells do not pin the
-// crossover between k = 10 and 14; the benchmark in bench/marginal_bench.cu
-// (GlobalAtomic, SharedPrivatized and Auto side by side) is what re-derives both
-// thresholds on our own GPU.
-MarginalStrategy plan_marginal(int num_qubits, const Qubits& qubits, const MarginalDeviceLimits& limits,
-                               const MarginalPlanPolicy& policy) {
-    (void)num_qubits;  // the measured crossovers depend on k and the layout, not on n (n >= 20)
-    const int k = static_cast<int>(qubits.size());
-    if (live_bins_log2(qubits, limits.resident_threads) >= policy.global_atomic_min_live_bins_log2) {
-        return MarginalStrategy::GlobalAtomic;
-    }
-    if (k <= shared_privatized_max_qubits(limits.shared_bytes_per_block) && k <= policy.shared_privatized_max_k) {
-        return MarginalStrategy::SharedPrivatized;
-    }
-    return MarginalStrategy::GlobalAtomic;
+// BinStationary is the fastest in every cell measured but k = 15 on the lowest
+// qubits of the smallest states (n <= 24), where GlobalAtomic was up to 10%
+// ahead: there the engine's partial rows were up to 1/8 of the traffic, now
+// capped at 1/16 (cuda/marginal_bin_stationary.cu). It runs every k on every
+// layout and is deterministic, so Auto takes it without exception.
+MarginalStrategy plan_marginal(int num_qubits, const Qubits& qubits, const MarginalDeviceLimits& limits) {
+    (void)num_qubits;
+    (void)qubits;
+    (void)limits;
+    return MarginalStrategy::BinStationary;
 }
 
 }  // namespace gpu

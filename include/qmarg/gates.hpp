@@ -18,7 +18,8 @@ namespace qmarg {
 // Applies `matrix` to `targets`, on the amplitudes whose control qubits hold
 // `control_values` (all 1 when control_values is empty; otherwise one 0/1 value
 // per control). Targets and controls must be distinct, in range and non-empty
-// for targets; the matrix must be 2^k x 2^k for k targets.
+// for targets; the matrix must be 2^k x 2^k for k targets. A GPU state takes
+// at most 10 targets (more is an Error).
 template <class Real>
 void apply_matrix(StateVector<Real>& state, const Qubits& targets, const Matrix& matrix,
                   const Qubits& controls = {}, const std::vector<int>& control_values = {});

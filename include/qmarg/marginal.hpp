@@ -30,11 +30,9 @@ namespace qmarg {
 enum class MarginalStrategy {
     // Picks a strategy from (n, k, which qubits) and the device's limits, by a
     // rule derived from measurements on an H100 (documented with its numbers at
-    // plan_marginal in cuda/marginal_plan.cu). It picks GlobalAtomic when the
-    // amplitudes resident on the GPU at one time spread over many bins (about
-    // 2^10 or more), otherwise SharedPrivatized while its bins fit and k is at
-    // most 12, otherwise GlobalAtomic. It never picks Partitioned, and never
-    // throws for lack of shared or free memory: every k from 1 to n runs.
+    // plan_marginal in cuda/marginal_plan.cu). Today that is BinStationary in
+    // every case: it was the fastest in every measured cell but a few at small
+    // n, runs every k from 1 to n, and is deterministic.
     Auto,
 
     // Seed B. One thread per amplitude (128 per block); each thread adds its

@@ -1,0 +1,478 @@
+// apply_matrix on GPU states against the CPU reference backend, in float and
+// double: dense random unitaries for every target count the GPU takes
+// (1..10), targets low / high / scattered / in random order / descending, with
+// no, one and two controls (control values with zeros among them), n from k up
+// to 20; the diagonal and permutation fast paths through the named gates and
+// through hand-made matrices; a long random circuit that must stay unitary and
+// undo exactly; and the error for too many targets.
+//
+// Every case starts from a fresh random state (never |0>), and a failure
+// prints the seed, n, targets, controls, control values and matrix kind.
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <map>
+#include <numeric>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+
+namespace {
+
+using qmarg::Device;
+using qmarg::Matrix;
+using qmarg::Qubits;
+using qmarg::StateVector;
+using qmarg_test::fresh_seed;
+using qmarg_test::seed_trace;
+using Complex = std::complex<double>;
+constexpr double kPi = 3.14159265358979323846;
+
+// ||gpu - cpu|| / ||cpu||: float states apply a float copy of the matrix, so
+// their error grows like sqrt(2^k) * 6e-8, about 2e-6 at k = 10.
+template <class Real>
+constexpr double gate_tolerance() {
+    return std::is_same<Real, float>::value ? 1e-5 : 1e-12;
+}
+
+template <class Real>
+class ApplyMatrixGpuTest : public ::testing::Test {
+protected:
+    void SetUp() override { QMARG_SKIP_IF_UNAVAILABLE(Device::Gpu); }
+};
+struct RealName {
+    template <class Real>
+    static std::string GetName(int) {
+        return std::is_same<Real, float>::value ? "float" : "double";
+    }
+};
+using Reals = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(ApplyMatrixGpuTest, Reals, RealName);
+
+// ---- matrices -------------------------------------------------------------
+
+Matrix from_eigen(const Eigen::MatrixXcd& m) {
+    const int dim = static_cast<int>(m.rows());
+    Matrix out(dim);
+    for (int r = 0; r < dim; ++r)
+        for (int c = 0; c < dim; ++c) out(r, c) = m(r, c);
+    return out;
+}
+
+// Haar-random unitary: Q of the QR decomposition of a complex Gaussian matrix,
+// with the phases of R's diagonal moved into Q.
+Matrix random_unitary(int dim, std::mt19937_64& rng) {
+    std::normal_distribution<double> gauss;
+    Eigen::MatrixXcd g(dim, dim);
+    for (int r = 0; r < dim; ++r)
+        for (int c = 0; c < dim; ++c) g(r, c) = Complex(gauss(rng), gauss(rng));
+    Eigen::HouseholderQR<Eigen::MatrixXcd> qr(g);
+    Eigen::MatrixXcd q = qr.householderQ();
+    const Eigen::MatrixXcd r = qr.matrixQR().triangularView<Eigen::Upper>();
+    for (int c = 0; c < dim; ++c) {
+        const double magnitude = std::abs(r(c, c));
+        if (magnitude > 0) q.col(c) *= r(c, c) / magnitude;
+    }
+    return from_eigen(q);
+}
+
+// A dense unitary that is cheap for large dim: kron of two Haar-random ones.
+Matrix cheap_dense_unitary(int k, std::mt19937_64& rng) {
+    if (k <= 6) return random_unitary(1 << k, rng);
+    const Matrix a = random_unitary(1 << (k / 2), rng);
+    const Matrix b = random_unitary(1 << (k - k / 2), rng);
+    Matrix out(1 << k);
+    for (int r = 0; r < out.dim(); ++r)
+        for (int c = 0; c < out.dim(); ++c)
+            out(r, c) = a(r / b.dim(), c / b.dim()) * b(r % b.dim(), c % b.dim());
+    return out;
+}
+
+Complex random_phase(std::mt19937_64& rng) {
+    return std::polar(1.0, std::uniform_real_distribution<double>(-kPi, kPi)(rng));
+}
+
+Matrix random_diagonal(int dim, std::mt19937_64& rng) {
+    Matrix m(dim);
+    for (int r = 0; r < dim; ++r) m(r, r) = random_phase(rng);
+    return m;
+}
+
+// A permutation matrix times phases: row r has its one entry in column perm[r].
+Matrix random_permutation(int dim, std::mt19937_64& rng) {
+    std::vector<int> perm(dim);
+    std::iota(perm.begin(), perm.end(), 0);
+    std::shuffle(perm.begin(), perm.end(), rng);
+    Matrix m(dim);
+    for (int r = 0; r < dim; ++r) m(r, perm[r]) = random_phase(rng);
+    return m;
+}
+
+// ---- qubit choices ----------------------------------------------------------
+
+enum class Layout { Low, High, Scattered, RandomOrder, Descending };
+const Layout kLayouts[] = {Layout::Low, Layout::High, Layout::Scattered, Layout::RandomOrder, Layout::Descending};
+
+const char* to_string(Layout layout) {
+    switch (layout) {
+        case Layout::Low: return "low";
+        case Layout::High: return "high";
+        case Layout::Scattered: return "scattered";
+        case Layout::RandomOrder: return "random order";
+        case Layout::Descending: return "descending";
+    }
+    return "?";
+}
+
+Qubits choose_targets(Layout layout, int n, int k, std::mt19937_64& rng) {
+    Qubits targets;
+    switch (layout) {
+        case Layout::Low:
+            for (int j = 0; j < k; ++j) targets.push_back(j);
+            break;
+        case Layout::High:
+            for (int j = 0; j < k; ++j) targets.push_back(n - k + j);
+            break;
+        case Layout::Scattered:  // spread evenly from qubit 0 to qubit n-1, ascending
+            for (int j = 0; j < k; ++j) targets.push_back(k == 1 ? n - 1 : static_cast<int>(j * (n - 1L) / (k - 1)));
+            break;
+        case Layout::RandomOrder:
+            targets = qmarg_test::random_qubits(n, k, rng);
+            break;
+        case Layout::Descending:
+            targets = qmarg_test::random_qubits(n, k, rng);
+            std::sort(targets.rbegin(), targets.rend());
+            break;
+    }
+    return targets;
+}
+
+// Control sets: none; one control (value 1); two controls whose values contain
+// a 0; the lowest and the highest free qubit, both conditioned on 0.
+struct Controls {
+    Qubits qubits;
+    std::vector<int> values;  // empty: all 1
+};
+constexpr int kControlSets = 4;
+
+Controls choose_controls(int set, int n, const Qubits& targets, std::mt19937_64& rng) {
+    Qubits free;
+    for (int q = 0; q < n; ++q)
+        if (std::find(targets.begin(), targets.end(), q) == targets.end()) free.push_back(q);
+    Controls out;
+    const int wanted = set == 0 ? 0 : set == 1 ? 1 : 2;
+    if (static_cast<int>(free.size()) < wanted) return out;
+    if (set == 3) {
+        out.qubits = {free.back(), free.front()};
+        out.values = {0, 0};
+        return out;
+    }
+    std::shuffle(free.begin(), free.end(), rng);
+    out.qubits.assign(free.begin(), free.begin() + wanted);
+    if (set == 2) {
+        out.values = {0, 1};
+        std::shuffle(out.values.begin(), out.values.end(), rng);
+    }
+    return out;
+}
+
+// ---- comparison ---------------------------------------------------------------
+
+template <class T>
+std::string list(const std::vector<T>& values) {
+    std::ostringstream out;
+    out << "{";
+    for (std::size_t i = 0; i < values.size(); ++i) out << (i ? ", " : "") << values[i];
+    out << "}";
+    return out.str();
+}
+
+template <class Real>
+double relative_distance(const std::vector<std::complex<Real>>& a, const std::vector<std::complex<Real>>& b) {
+    double diff = 0, norm = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        diff += std::norm(std::complex<double>(a[i]) - std::complex<double>(b[i]));
+        norm += std::norm(std::complex<double>(b[i]));
+    }
+    return std::sqrt(diff / norm);
+}
+
+// Applies the gate to a random GPU state and to its CPU copy and compares.
+template <class Real>
+void expect_gpu_matches_cpu(int n, const Qubits& targets, const Matrix& matrix, const Controls& controls,
+                            const std::string& what) {
+    const std::uint64_t seed = fresh_seed();
+    SCOPED_TRACE(seed_trace(seed) + ", n=" + std::to_string(n) + ", targets=" + list(targets) +
+                 ", controls=" + list(controls.qubits) + ", control_values=" + list(controls.values) + ", " + what);
+    StateVector<Real> gpu(n, Device::Gpu);
+    gpu.set_random_state(seed);
+    StateVector<Real> cpu = gpu.to(Device::Cpu);
+    qmarg::apply_matrix(gpu, targets, matrix, controls.qubits, controls.values);
+    qmarg::apply_matrix(cpu, targets, matrix, controls.qubits, controls.values);
+    EXPECT_LE(relative_distance(gpu.amplitudes(), cpu.amplitudes()), gate_tolerance<Real>());
+}
+
+// Sizes for k targets: k itself (one group), a few qubits more, and a larger
+// state (up to 20 qubits, kept smaller for large k so the CPU reference stays quick).
+std::vector<int> sizes_for(int k) {
+    std::vector<int> sizes = {k, k + 3, std::min(20, k + (k <= 6 ? 14 : 7))};
+    sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+    return sizes;
+}
+
+template <class Real>
+void check_dense(int k) {
+    std::mt19937_64 rng(fresh_seed());
+    const Matrix matrix = random_unitary(1 << k, rng);
+    for (int n : sizes_for(k)) {
+        for (Layout layout : kLayouts) {
+            for (int set = 0; set < kControlSets; ++set) {
+                const Qubits targets = choose_targets(layout, n, k, rng);
+                const Controls controls = choose_controls(set, n, targets, rng);
+                if (set > 0 && controls.qubits.empty()) continue;  // no free qubit to control on
+                expect_gpu_matches_cpu<Real>(n, targets, matrix, controls,
+                                             std::string("dense Haar-random unitary, ") + to_string(layout) +
+                                                 " targets, k=" + std::to_string(k));
+            }
+        }
+    }
+}
+
+// ---- dense gates --------------------------------------------------------------
+
+TYPED_TEST(ApplyMatrixGpuTest, DenseRegisterPathMatchesCpu) {
+    for (int k = 1; k <= 5; ++k) check_dense<TypeParam>(k);
+}
+
+TYPED_TEST(ApplyMatrixGpuTest, DenseTiledPathMatchesCpu) {
+    for (int k = 6; k <= 10; ++k) check_dense<TypeParam>(k);
+}
+
+// Every kernel (each k, each path, direct and staged) once on a small state
+// with a control: quick enough to run under compute-sanitizer.
+TYPED_TEST(ApplyMatrixGpuTest, EveryKernelOnSmallStates) {
+    std::mt19937_64 rng(fresh_seed());
+    for (int k = 1; k <= 10; ++k) {
+        const int n = k + 5;
+        const Matrix kinds[] = {cheap_dense_unitary(k, rng), random_diagonal(1 << k, rng),
+                                random_permutation(1 << k, rng)};
+        const char* names[] = {"dense", "diagonal", "permutation"};
+        for (int kind = 0; kind < 3; ++kind) {
+            for (Layout layout : {Layout::Low, Layout::High}) {
+                const Qubits targets = choose_targets(layout, n, k, rng);
+                expect_gpu_matches_cpu<TypeParam>(n, targets, kinds[kind], choose_controls(2, n, targets, rng),
+                                                  std::string(names[kind]) + ", " + to_string(layout) +
+                                                      " targets, k=" + std::to_string(k));
+            }
+        }
+    }
+}
+
+// Larger states, so that every kernel's grid-stride loop takes several turns.
+TYPED_TEST(ApplyMatrixGpuTest, DenseOnLargerStatesMatchesCpu) {
+    std::mt19937_64 rng(fresh_seed());
+    for (int k : {1, 2, 5, 6, 7}) {
+        const Matrix matrix = random_unitary(1 << k, rng);
+        for (Layout layout : {Layout::Low, Layout::High, Layout::RandomOrder}) {
+            const int n = 22;
+            const Qubits targets = choose_targets(layout, n, k, rng);
+            expect_gpu_matches_cpu<TypeParam>(n, targets, matrix, choose_controls(1, n, targets, rng),
+                                              std::string("dense, large state, ") + to_string(layout) + " targets");
+        }
+    }
+}
+
+// A matrix that is diagonal except for one small entry must take the dense
+// path (structure is read exactly), or the result would be off by that entry.
+TYPED_TEST(ApplyMatrixGpuTest, NearlyDiagonalMatrixIsAppliedDensely) {
+    std::mt19937_64 rng(fresh_seed());
+    for (int k : {1, 3, 6}) {
+        Matrix matrix = random_diagonal(1 << k, rng);
+        matrix((1 << k) - 1, 0) = Complex(1e-3, 0);
+        const int n = k + 6;
+        expect_gpu_matches_cpu<TypeParam>(n, qmarg_test::random_qubits(n, k, rng), matrix, {},
+                                          "diagonal plus one off-diagonal entry");
+    }
+}
+
+TYPED_TEST(ApplyMatrixGpuTest, IdentityLeavesStateUnchanged) {
+    const std::uint64_t seed = fresh_seed();
+    SCOPED_TRACE(seed_trace(seed));
+    StateVector<TypeParam> state(9, Device::Gpu);
+    state.set_random_state(seed);
+    const auto before = state.amplitudes();
+    qmarg::apply_matrix(state, {4, 0, 7}, Matrix::identity(8), {2}, {0});
+    EXPECT_EQ(state.amplitudes(), before);
+}
+
+// ---- diagonal and permutation fast paths ------------------------------------
+
+// Named gates on random qubits of a random state, GPU against CPU.
+TYPED_TEST(ApplyMatrixGpuTest, NamedDiagonalAndPermutationGatesMatchCpu) {
+    using Real = TypeParam;
+    std::mt19937_64 rng(fresh_seed());
+    const int n = 12;
+    struct Named {
+        const char* name;
+        int qubits;
+        void (*apply)(StateVector<Real>&, const Qubits&, double);
+    };
+    const Named gates[] = {
+        {"z", 1, [](StateVector<Real>& s, const Qubits& q, double) { qmarg::z(s, q[0]); }},
+        {"s", 1, [](StateVector<Real>& s, const Qubits& q, double) { qmarg::s(s, q[0]); }},
+        {"sdg", 1, [](StateVector<Real>& s, const Qubits& q, double) { qmarg::sdg(s, q[0]); }},
+        {"t", 1, [](StateVector<Real>& s, const Qubits& q, double) { qmarg::t(s, q[0]); }},
+        {"tdg", 1, [](StateVector<Real>& s, const Qubits& q, double) { qmarg::tdg(s, q[0]); }},
+        {"rz", 1, [](StateVector<Real>& s, const Qubits& q, double a) { qmarg::rz(s, q[0], a); }},
+        {"phase", 1, [](StateVector<Real>& s, const Qubits& q, double a) { qmarg::phase(s, q[0], a); }},
+        {"cz", 2, [](StateVector<Real>& s, const Qubits& q, double) { qmarg::cz(s, q[0], q[1]); }},
+        {"x", 1, [](StateVector<Real>& s, const Qubits& q, double) { qmarg::x(s, q[0]); }},
+        {"y", 1, [](StateVector<Real>& s, const Qubits& q, double) { qmarg::y(s, q[0]); }},
+        {"swap", 2, [](StateVector<Real>& s, const Qubits& q, double) { qmarg::swap(s, q[0], q[1]); }},
+        {"cx", 2, [](StateVector<Real>& s, const Qubits& q, double) { qmarg::cx(s, q[0], q[1]); }},
+        {"ccx", 3, [](StateVector<Real>& s, const Qubits& q, double) { qmarg::ccx(s, q[0], q[1], q[2]); }},
+    };
+    for (const Named& gate : gates) {
+        // Random qubits, plus the extremes: qubit 0 and qubit n-1 in both roles.
+        std::vector<Qubits> choices = {qmarg_test::random_qubits(n, gate.qubits, rng),
+                                       qmarg_test::random_qubits(n, gate.qubits, rng)};
+        Qubits extremes = {0, n - 1, n / 2};
+        extremes.resize(gate.qubits);
+        choices.push_back(extremes);
+        std::reverse(extremes.begin(), extremes.end());
+        choices.push_back(extremes);
+        for (const Qubits& qubits : choices) {
+            const double angle = std::uniform_real_distribution<double>(-kPi, kPi)(rng);
+            const std::uint64_t seed = fresh_seed();
+            SCOPED_TRACE(seed_trace(seed) + ", n=" + std::to_string(n) + ", gate " + gate.name + " on " +
+                         list(qubits) + ", angle " + std::to_string(angle));
+            StateVector<Real> gpu(n, Device::Gpu);
+            gpu.set_random_state(seed);
+            StateVector<Real> cpu = gpu.to(Device::Cpu);
+            gate.apply(gpu, qubits, angle);
+            gate.apply(cpu, qubits, angle);
+            EXPECT_LE(relative_distance(gpu.amplitudes(), cpu.amplitudes()), gate_tolerance<Real>());
+        }
+    }
+}
+
+// Hand-made diagonal and permutation matrices with random phases, every k,
+// random targets and control sets.
+TYPED_TEST(ApplyMatrixGpuTest, DiagonalAndPermutationMatricesMatchCpu) {
+    std::mt19937_64 rng(fresh_seed());
+    for (int k = 1; k <= 10; ++k) {
+        for (int kind = 0; kind < 2; ++kind) {
+            const Matrix matrix = kind == 0 ? random_diagonal(1 << k, rng) : random_permutation(1 << k, rng);
+            for (int n : {k, k + 3, std::min(18, k + 10)}) {
+                for (Layout layout : kLayouts) {
+                    const int set = static_cast<int>(rng() % kControlSets);
+                    const Qubits targets = choose_targets(layout, n, k, rng);
+                    expect_gpu_matches_cpu<TypeParam>(n, targets, matrix, choose_controls(set, n, targets, rng),
+                                                      std::string(kind == 0 ? "diagonal" : "permutation") +
+                                                          " with phases, " + to_string(layout) +
+                                                          " targets, k=" + std::to_string(k));
+                }
+            }
+        }
+    }
+    // A diagonal projector (zeros on the diagonal) is still diagonal.
+    Matrix projector(4);
+    projector(1, 1) = 1.0;
+    projector(2, 2) = Complex(0, 1);
+    expect_gpu_matches_cpu<TypeParam>(7, {5, 1}, projector, {{3}, {0}}, "diagonal projector");
+}
+
+// ---- long circuits ------------------------------------------------------------
+
+// 1000 random gates (every path, random targets and controls) keep the norm,
+// and their adjoints applied in reverse order bring the state back.
+TYPED_TEST(ApplyMatrixGpuTest, LongRandomCircuitStaysUnitaryAndUndoes) {
+    using Real = TypeParam;
+    const std::uint64_t seed = fresh_seed();
+    SCOPED_TRACE(seed_trace(seed));
+    std::mt19937_64 rng(seed);
+    const int n = 16;
+    struct Gate {
+        Qubits targets;
+        Matrix matrix;
+        Controls controls;
+    };
+    // A pool of matrices per k, reused: building a fresh one per gate would
+    // dominate the test time at k = 10.
+    std::map<int, std::vector<Matrix>> pool;
+    for (int k = 1; k <= 10; ++k) {
+        for (int i = 0; i < 3; ++i) pool[k].push_back(cheap_dense_unitary(k, rng));
+        pool[k].push_back(random_diagonal(1 << k, rng));
+        pool[k].push_back(random_permutation(1 << k, rng));
+    }
+    std::vector<Gate> circuit;
+    for (int g = 0; g < 1000; ++g) {
+        // Mostly small gates, as in real circuits, but every k appears.
+        const int k = g % 10 == 0 ? 1 + static_cast<int>(rng() % 10) : 1 + static_cast<int>(rng() % 3);
+        const Qubits targets = qmarg_test::random_qubits(n, k, rng);
+        const auto& choices = pool[k];
+        circuit.push_back({targets, choices[rng() % choices.size()],
+                           choose_controls(static_cast<int>(rng() % kControlSets), n, targets, rng)});
+    }
+
+    StateVector<Real> state(n, Device::Gpu);
+    state.set_random_state(seed);
+    const auto initial = state.amplitudes();
+    for (const Gate& gate : circuit) {
+        qmarg::apply_matrix(state, gate.targets, gate.matrix, gate.controls.qubits, gate.controls.values);
+    }
+    double norm = 0;
+    for (const auto& a : state.amplitudes()) norm += std::norm(std::complex<double>(a));
+    const double drift = std::is_same<Real, float>::value ? 1e-3 : 1e-10;
+    EXPECT_NEAR(norm, 1.0, drift) << "after 1000 random gates";
+
+    for (auto gate = circuit.rbegin(); gate != circuit.rend(); ++gate) {
+        qmarg::apply_matrix(state, gate->targets, gate->matrix.adjoint(), gate->controls.qubits,
+                            gate->controls.values);
+    }
+    EXPECT_LE(relative_distance(state.amplitudes(), initial), drift) << "after undoing the 1000 gates";
+}
+
+// ---- limits ---------------------------------------------------------------------
+
+TYPED_TEST(ApplyMatrixGpuTest, TooManyTargetsIsAnErrorNamingTheLimit) {
+    const std::uint64_t seed = fresh_seed();
+    SCOPED_TRACE(seed_trace(seed));
+    StateVector<TypeParam> state(12, Device::Gpu);
+    state.set_random_state(seed);
+    const auto before = state.amplitudes();
+    Qubits targets(11);
+    std::iota(targets.begin(), targets.end(), 0);
+    std::mt19937_64 rng(seed);
+    // Whatever the matrix's structure, the limit is checked first.
+    for (const Matrix& matrix : {Matrix::identity(1 << 11), random_diagonal(1 << 11, rng)}) {
+        try {
+            qmarg::apply_matrix(state, targets, matrix);
+            ADD_FAILURE() << "a gate on 11 targets was accepted on the GPU";
+        } catch (const qmarg::Error& error) {
+            const std::string message = error.what();
+            EXPECT_NE(message.find("11 targets"), std::string::npos) << message;
+            EXPECT_NE(message.find("at most 10 targets"), std::string::npos) << message;
+        }
+    }
+    EXPECT_EQ(state.amplitudes(), before);
+
+    // Ten targets are fine, the whole state included.
+    StateVector<TypeParam> ten(10, Device::Gpu);
+    ten.set_random_state(seed);
+    StateVector<TypeParam> cpu = ten.to(Device::Cpu);
+    const Matrix matrix = cheap_dense_unitary(10, rng);
+    Qubits all(10);
+    std::iota(all.begin(), all.end(), 0);
+    std::shuffle(all.begin(), all.end(), rng);
+    qmarg::apply_matrix(ten, all, matrix);
+    qmarg::apply_matrix(cpu, all, matrix);
+    EXPECT_LE(relative_distance(ten.amplitudes(), cpu.amplitudes()), gate_tolerance<TypeParam>());
+}
+
+}  // namespace
