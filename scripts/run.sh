@@ -8,4 +8,4 @@ source scripts/env.sh
 scripts/setup.sh
 cmake --preset release >/dev/null
 cmake --build --preset release -j "$(nproc)" --target qmarg_cli
-exec build/release/tools/qmarg/qmarg run examples/ghz.qasm "$@"
+exec build/release/tools/qmarg run examples/ghz.qasm "$@"

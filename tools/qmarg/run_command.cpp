@@ -144,15 +144,11 @@ public:
         const auto now = Clock::now();
         if (std::chrono::duration<double>(now - last_).count() < interval_) return;
         last_ = now;
-        printed_ = true;
         std::fprintf(stderr, "qmarg: applied %zu/%zu operations (%.0f%%)\n", done, total, 100.0 * done / total);
     }
-    bool printed() const { return printed_; }
-
 private:
     bool quiet_;
     double interval_;
-    bool printed_ = false;
     Clock::time_point last_ = Clock::now();
 };
 
