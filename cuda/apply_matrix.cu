@@ -82,8 +82,8 @@ TileLayout make_tile_layout(const GateQubits& gate, int free_bits) {
     layout.num_free = std::max(0, std::min(free_bits, n - gate.num_fixed));
     layout.tile_bits = k + layout.num_free;
     if (layout.tile_bits > kMaxTileBits) {
-        throw Error("apply_matrix: a tile of " + std::to_string(layout.tile_bits) + " local bits exceeds the limit of " +
-                    std::to_string(kMaxTileBits));
+        throw Error("apply_matrix: a tile of " + std::to_string(layout.tile_bits) +
+                    " local bits exceeds the limit of " + std::to_string(kMaxTileBits));
     }
     layout.num_tiles = Index{1} << (n - gate.num_fixed - layout.num_free);
     layout.control_mask = gate.control_mask;

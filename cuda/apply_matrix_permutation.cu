@@ -101,7 +101,8 @@ void apply_matrix_permutation(std::complex<Real>* amps, const GateQubits& gate, 
             const auto value = matrix(r, c);
             if (value == Matrix::value_type(0.0, 0.0)) continue;
             entries.source[r] = static_cast<unsigned short>(c);
-            entries.phase[r] = make_device_complex<Real>(static_cast<Real>(value.real()), static_cast<Real>(value.imag()));
+            entries.phase[r] =
+                make_device_complex<Real>(static_cast<Real>(value.real()), static_cast<Real>(value.imag()));
         }
     }
     const TileLayout layout = make_tile_layout(gate, tile_bits<Real>() - k);

@@ -143,7 +143,9 @@ __global__ void __launch_bounds__(kStagedThreads, staged_min_blocks<K>())
 #pragma unroll
             for (int r = 0; r < kDim; ++r) v[r] = tile[swizzle<C>(first + row_offset<K>(r, target_step))];
 #pragma unroll
-            for (int r = 0; r < kDim; ++r) tile[swizzle<C>(first + row_offset<K>(r, target_step))] = row_times(matrix, r, v);
+            for (int r = 0; r < kDim; ++r) {
+                tile[swizzle<C>(first + row_offset<K>(r, target_step))] = row_times(matrix, r, v);
+            }
         }
         __syncthreads();  // every group is multiplied before threads store elements other threads computed
 

@@ -31,10 +31,12 @@
 //   acc[i][j] = sum over c < kc + kChunk of M[row_i][c] * vs[c][col_j] after
 //     the chunk at kc, written to global memory at the end of each pass.
 //
-// The micro-kernel (the kk loop) is the one place that does arithmetic; its
-// operands are already laid out as FP64 tensor-core (DMMA m8n8k4) fragments
-// expect (ms gives A as [k][m], vs gives B as [k][n]), so a DMMA version can
-// replace it without changing the staging.
+// The micro-kernel (the kk loop) is the one place that does arithmetic, on
+// CUDA-core FMAs for now. Its operands are indexed the way FP64 tensor-core
+// (DMMA, mma.sync m8n8k4 .f64) fragments are (ms is A as [k][m], vs is B as
+// [k][n]), so a DMMA micro-kernel (four real products per complex one) can
+// take its place; staging real and imaginary parts in separate planes would
+// then spare its fragment loads a 16-byte stride.
 #include <cuda_pipeline_primitives.h>
 #include <cuda_runtime.h>
 
@@ -72,13 +74,18 @@ struct TiledShape {
     static constexpr int kPasses = kDim / kPassRows;
     static constexpr int kChunksPerPass = kDim / kChunk;
     static constexpr int kChunkEntries = kChunk * kPassRows;
+    static constexpr int kThreadBits = kThreads == 256 ? 8 : 9;
+    // V amplitudes each thread stages per tile (the per-block staging table's size).
+    static constexpr int kStagePerThread = kDim * kColumns > kThreads ? kDim * kColumns / kThreads : 1;
     static constexpr std::size_t kSharedBytes =
-        (static_cast<std::size_t>(kDim) * kVStride + 2 * static_cast<std::size_t>(kChunkEntries)) * sizeof(C);
+        (static_cast<std::size_t>(kDim) * kVStride + 2 * static_cast<std::size_t>(kChunkEntries)) * sizeof(C) +
+        kStagePerThread * (sizeof(Index) + sizeof(unsigned));
     // Two blocks per multiprocessor where shared memory allows (H100: 227 KiB)
     // and two blocks' threads fit in the registers at up to 128 each.
     static constexpr int kMinBlocks = kSharedBytes <= 113 * 1024 && kThreads <= 256 ? 2 : 1;
 
     static_assert(kColumns == (1 << kColumnBits), "kColumns is a power of two");
+    static_assert(kThreads == (1 << kThreadBits), "kThreads is 256 or 512");
     static_assert(kPassRows <= kDim && kDim % kPassRows == 0, "passes tile the rows");
     static_assert(kDim % kChunk == 0, "chunks tile the matrix columns");
     static_assert(kChunkEntries % kThreads == 0, "every thread copies the same number of matrix entries");
@@ -103,6 +110,19 @@ __device__ __forceinline__ void copy_matrix_chunk(C* ms, const C* matrix, int st
     }
 }
 
+// Row (bits 0..15) and column (bits 16..) of the V entry that local index l
+// holds, from l's bits below `bits`.
+__device__ inline unsigned tile_cell(const TileLayout& layout, unsigned l, int bits) {
+    unsigned cell = 0;
+    for (int p = 0; p < bits; ++p) {
+        if ((l >> p) & 1u) {
+            const int role = layout.local_role[p];
+            cell |= role >= 0 ? 1u << role : 1u << (16 - 1 - role);
+        }
+    }
+    return cell;
+}
+
 template <class Real, int K>
 __global__ void __launch_bounds__(TiledShape<Real, K>::kThreads, TiledShape<Real, K>::kMinBlocks)
     apply_matrix_tiled_kernel(DeviceComplex<Real>* amps, const DeviceComplex<Real>* __restrict__ matrix,
@@ -112,6 +132,8 @@ __global__ void __launch_bounds__(TiledShape<Real, K>::kThreads, TiledShape<Real
     extern __shared__ __align__(16) unsigned char shared_bytes[];
     C* vs = reinterpret_cast<C*>(shared_bytes);
     C* ms = vs + S::kDim * S::kVStride;
+    Index* stage_offsets = reinterpret_cast<Index*>(ms + 2 * S::kChunkEntries);
+    unsigned* stage_cells = reinterpret_cast<unsigned*>(stage_offsets + S::kStagePerThread);
 
     const int lane = threadIdx.x % 32;
     const int warp = threadIdx.x / 32;
@@ -122,26 +144,30 @@ __global__ void __launch_bounds__(TiledShape<Real, K>::kThreads, TiledShape<Real
     const C zero = make_device_complex<Real>(0, 0);
     constexpr int kSteps = S::kPasses * S::kChunksPerPass;
 
+    // Staged amplitude j of this thread is local index j * kThreads +
+    // threadIdx.x in every tile (a warp walks the tile in local order: whole
+    // cache lines). Its global offset and its V cell split into a part fixed by
+    // the thread and a part fixed by j, tabulated once per block.
+    const int thread_bits = min(S::kThreadBits, layout.tile_bits);
+    const int per_thread = tile_size > S::kThreads ? static_cast<int>(tile_size >> S::kThreadBits) : 1;
+    const bool stages = threadIdx.x < tile_size;  // small states leave some threads nothing to stage
+    const Index thread_offset = thread_tile_offsets(layout, thread_bits, per_thread, stage_offsets);
+    const unsigned thread_cell = tile_cell(layout, threadIdx.x, thread_bits);
+    for (int j = threadIdx.x; j < per_thread; j += S::kThreads) {
+        stage_cells[j] = tile_cell(layout, static_cast<unsigned>(j) << thread_bits, layout.tile_bits);
+    }
+    __syncthreads();  // the staging tables are complete before any thread reads them
+
     for (Index t = blockIdx.x; t < layout.num_tiles; t += gridDim.x) {
         const Index base = tile_base(layout, t);
 
-        // Stage V: walk the tile in local order (whole cache lines) and file
-        // each amplitude under its (row, column).
-        for (unsigned l = threadIdx.x; l < tile_size; l += S::kThreads) {
-            unsigned row = 0, col = 0;
-            Index offset = 0;
-            for (int p = 0; p < layout.tile_bits; ++p) {
-                if ((l >> p) & 1u) {
-                    offset |= Index{1} << layout.local_bits[p];
-                    const int role = layout.local_role[p];
-                    if (role >= 0) {
-                        row |= 1u << role;
-                    } else {
-                        col |= 1u << (-1 - role);
-                    }
-                }
+        // Stage V: file each amplitude of the tile under its (row, column).
+        if (stages) {
+            for (int j = 0; j < per_thread; ++j) {
+                const unsigned cell = thread_cell | stage_cells[j];
+                __pipeline_memcpy_async(vs + (cell & 0xffffu) * S::kVStride + (cell >> 16),
+                                        amps + base + thread_offset + stage_offsets[j], sizeof(C));
             }
-            __pipeline_memcpy_async(vs + row * S::kVStride + col, amps + base + offset, sizeof(C));
         }
         if (columns < S::kColumns) {
             // Columns this tile lacks hold zeros, so the product reads defined values.
