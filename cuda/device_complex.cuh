@@ -1,6 +1,6 @@
 // Complex amplitudes as the kernels see them: CUDA's float2 / double2 (the
-// same bytes as std::complex<Real>, interleaved re, im), and the few complex
-// operations the gate kernels need, written with explicit fused multiply-adds
+// same bytes as std::complex<Real>, interleaved re, im), shared by every
+// kernel file, and the few complex operations the gate kernels need, written with explicit fused multiply-adds
 // so that every kernel rounds the same way.
 #pragma once
 
@@ -30,6 +30,11 @@ template <class Real>
 DeviceComplex<Real>* as_device(std::complex<Real>* amps) {
     static_assert(sizeof(DeviceComplex<Real>) == sizeof(std::complex<Real>), "complex layouts differ");
     return reinterpret_cast<DeviceComplex<Real>*>(amps);
+}
+template <class Real>
+const DeviceComplex<Real>* as_device(const std::complex<Real>* amps) {
+    static_assert(sizeof(DeviceComplex<Real>) == sizeof(std::complex<Real>), "complex layouts differ");
+    return reinterpret_cast<const DeviceComplex<Real>*>(amps);
 }
 
 template <class Real>

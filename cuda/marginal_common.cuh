@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <string>
 
+#include "device_complex.cuh"
 #include "qmarg/bits.hpp"
 #include "qmarg/error.hpp"
 #include "qmarg/state_vector.hpp"
@@ -48,26 +49,6 @@ inline QubitList make_qubit_list(const Qubits& qubits) {
     list.count = static_cast<int>(qubits.size());
     std::copy(qubits.begin(), qubits.end(), list.qubits);
     return list;
-}
-
-// The interleaved complex type the kernels load (one 8- or 16-byte load per
-// amplitude); layout-identical to std::complex<Real>.
-template <class Real>
-struct DeviceComplex;
-template <>
-struct DeviceComplex<float> {
-    using type = float2;
-};
-template <>
-struct DeviceComplex<double> {
-    using type = double2;
-};
-
-template <class Real>
-const typename DeviceComplex<Real>::type* as_device(const std::complex<Real>* amps) {
-    static_assert(sizeof(typename DeviceComplex<Real>::type) == sizeof(std::complex<Real>),
-                  "device and host complex types must share a layout");
-    return reinterpret_cast<const typename DeviceComplex<Real>::type*>(amps);
 }
 
 // |a|^2 in double, also for a single-precision amplitude (DESIGN.md: probabilities

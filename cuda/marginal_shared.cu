@@ -48,7 +48,7 @@ __global__ void __launch_bounds__(kMarginalThreadsPerBlock)
 template <class Real>
 void marginal_probabilities_shared(const std::complex<Real>* amps, int num_qubits, const QubitList& qubits, double* out,
                                    unsigned max_grid_blocks) {
-    using Amp = typename DeviceComplex<Real>::type;
+    using Amp = DeviceComplex<Real>;
     const Index size = Index{1} << num_qubits;
     const std::size_t shared_bytes = shared_privatized_bytes(qubits.count);
     if (shared_bytes > kDefaultDynamicSharedBytes) {

@@ -7,6 +7,7 @@
 
 #include "backend/gpu.hpp"
 #include "check.cuh"
+#include "device_complex.cuh"
 #include "launch.cuh"
 #include "random_state.hpp"
 #include "reduce.cuh"
@@ -18,18 +19,7 @@ namespace {
 constexpr int kThreads = 256;
 
 template <class Real>
-struct Amp;
-template <>
-struct Amp<float> {
-    using type = float2;
-};
-template <>
-struct Amp<double> {
-    using type = double2;
-};
-
-template <class Real>
-__global__ void fill_kernel(typename Amp<Real>::type* amps, Index size, Real re, Real im) {
+__global__ void fill_kernel(DeviceComplex<Real>* amps, Index size, Real re, Real im) {
     const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
     for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < size; i += stride) {
         amps[i] = {re, im};
@@ -46,7 +36,7 @@ struct GaussianNorm {
 };
 
 template <class Real>
-__global__ void random_fill_kernel(typename Amp<Real>::type* amps, Index size, std::uint64_t seed, double scale) {
+__global__ void random_fill_kernel(DeviceComplex<Real>* amps, Index size, std::uint64_t seed, double scale) {
     const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
     for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < size; i += stride) {
         double re, im;
@@ -55,10 +45,6 @@ __global__ void random_fill_kernel(typename Amp<Real>::type* amps, Index size, s
     }
 }
 
-template <class Real>
-auto* as_device(std::complex<Real>* amps) {
-    return reinterpret_cast<typename Amp<Real>::type*>(amps);
-}
 
 }  // namespace
 

@@ -45,14 +45,7 @@ class ApplyMatrixGpuTest : public ::testing::Test {
 protected:
     void SetUp() override { QMARG_SKIP_IF_UNAVAILABLE(Device::Gpu); }
 };
-struct RealName {
-    template <class Real>
-    static std::string GetName(int) {
-        return std::is_same<Real, float>::value ? "float" : "double";
-    }
-};
-using Reals = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(ApplyMatrixGpuTest, Reals, RealName);
+TYPED_TEST_SUITE(ApplyMatrixGpuTest, qmarg_test::Reals, qmarg_test::RealName);
 
 // ---- matrices -------------------------------------------------------------
 

@@ -39,14 +39,7 @@ protected:
     void SetUp() override { QMARG_SKIP_IF_UNAVAILABLE(Device::Gpu); }
 };
 
-struct RealName {
-    template <class Real>
-    static std::string GetName(int) {
-        return std::is_same<Real, float>::value ? "float" : "double";
-    }
-};
-using Reals = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(MarginalStrategiesTest, Reals, RealName);
+TYPED_TEST_SUITE(MarginalStrategiesTest, qmarg_test::Reals, qmarg_test::RealName);
 
 std::string to_text(const Qubits& qubits) {
     std::string text = "{";

@@ -35,14 +35,7 @@ class ReductionsGpuTest : public ::testing::Test {
 protected:
     void SetUp() override { QMARG_SKIP_IF_UNAVAILABLE(Device::Gpu); }
 };
-struct RealName {
-    template <class Real>
-    static std::string GetName(int) {
-        return std::is_same<Real, float>::value ? "float" : "double";
-    }
-};
-using Reals = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(ReductionsGpuTest, Reals, RealName);
+TYPED_TEST_SUITE(ReductionsGpuTest, qmarg_test::Reals, qmarg_test::RealName);
 
 const int kQubitCounts[] = {1, 2, 5, 10, 17, 20, 24};
 

@@ -74,6 +74,16 @@ struct BackendName {
     }
 };
 
+// Typed tests over the precision alone (suites that are GPU-only), named
+// "float" and "double" in test names.
+using Reals = ::testing::Types<float, double>;
+struct RealName {
+    template <class Real>
+    static std::string GetName(int) {
+        return std::is_same<Real, float>::value ? "float" : "double";
+    }
+};
+
 // Fixture for typed tests over AllBackends: skips GPU instances without a GPU.
 template <class B>
 class BackendTest : public ::testing::Test {

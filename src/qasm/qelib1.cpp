@@ -5,42 +5,31 @@
 #include <cmath>
 #include <complex>
 
+#include "qmarg/gates.hpp"
+
 namespace qmarg {
 namespace qasm {
 namespace {
 
 using C = std::complex<double>;
 const C kI{0.0, 1.0};
-const double kInvSqrt2 = 0.70710678118654752440;
 const double kPi = 3.14159265358979323846;
 
 C phase(double angle) { return std::polar(1.0, angle); }
 
-Matrix u3(double theta, double phi, double lambda) {
-    const double c = std::cos(theta / 2), s = std::sin(theta / 2);
-    return Matrix(2, {c, -phase(lambda) * s, phase(phi) * s, phase(phi + lambda) * c});
-}
-Matrix p(double lambda) { return Matrix(2, {1.0, 0.0, 0.0, phase(lambda)}); }
-Matrix x() { return Matrix(2, {0.0, 1.0, 1.0, 0.0}); }
-Matrix y() { return Matrix(2, {0.0, -kI, kI, 0.0}); }
-Matrix z() { return Matrix(2, {1.0, 0.0, 0.0, -1.0}); }
-Matrix h() { return Matrix(2, {kInvSqrt2, kInvSqrt2, kInvSqrt2, -kInvSqrt2}); }
-Matrix rx(double theta) {
-    const double c = std::cos(theta / 2), s = std::sin(theta / 2);
-    return Matrix(2, {c, -kI * s, -kI * s, c});
-}
-Matrix ry(double theta) {
-    const double c = std::cos(theta / 2), s = std::sin(theta / 2);
-    return Matrix(2, {c, -s, s, c});
-}
-Matrix rz(double phi) { return Matrix(2, {phase(-phi / 2), 0.0, 0.0, phase(phi / 2)}); }
-Matrix sx() { return Matrix(2, {C(0.5, 0.5), C(0.5, -0.5), C(0.5, -0.5), C(0.5, 0.5)}); }
-Matrix sxdg() { return Matrix(2, {C(0.5, -0.5), C(0.5, 0.5), C(0.5, 0.5), C(0.5, -0.5)}); }
-Matrix swap() {
-    Matrix m(4);
-    m(0, 0) = m(1, 2) = m(2, 1) = m(3, 3) = 1.0;
-    return m;
-}
+// The standard library's single-gate matrices are qmarg's own (include/qmarg/gates.hpp).
+using gates::h;
+using gates::rx;
+using gates::ry;
+using gates::rz;
+using gates::swap;
+using gates::sx;
+using gates::u3;
+using gates::x;
+using gates::y;
+using gates::z;
+Matrix p(double lambda) { return gates::phase(lambda); }
+Matrix sxdg() { return gates::sx().adjoint(); }
 // exp(-i theta/2 X(x)X)
 Matrix rxx(double theta) {
     const double c = std::cos(theta / 2), s = std::sin(theta / 2);
