@@ -17,6 +17,11 @@ summary=()
 want() { local s; for s in "${steps[@]}"; do [[ $s == "$1" ]] && return 0; done; return 1; }
 record() { summary+=("$(printf '%-28s %s' "$1" "$2")"); }
 
+# A build copied to another machine finds the source tree (example circuits,
+# corpora) and the tool through these.
+export QMARG_SOURCE_DIR=${QMARG_SOURCE_DIR:-$PWD}
+[[ -x $build/tools/qmarg ]] && export QMARG_CLI_PATH=${QMARG_CLI_PATH:-$PWD/$build/tools/qmarg}
+
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$out/gpu.txt"
 tests=$build/tests/qmarg_tests
 
@@ -27,8 +32,10 @@ if want tests; then
 fi
 
 if want sanitize; then
-  # Small sizes only: the sanitizers slow kernels down by 10-100x.
-  filter=${QMARG_SANITIZE_FILTER:-'*GPU*:*Gpu*-*Large*'}
+  # Small sizes only: the sanitizers slow kernels down by 10-100x. The default
+  # reaches every GPU kernel (the marginal strategies, the engine's paths, the
+  # reductions, every gate path, circuits) in a few minutes.
+  filter=${QMARG_SANITIZE_FILTER:-'MarginalStrategiesTest/*.SmallStatesEveryOrderedSubset:MarginalStrategiesTest/*.EdgeCases:MarginalStrategiesTest/*.DeviceBufferResultsStayOnTheGpu:MarginalStrategiesTest/*.SharedPrivatizedBeyondSharedMemoryIsAnError:MarginalStrategiesTest/*.BinStationaryIsBitwiseRepeatable:MarginalVsProjectors/GPU*:ExpectationZTest/GPU*:ReductionsGpuTest/*.AgreesWithTheCpuBackend:ReductionsGpuTest/*.TotalProbabilityOfAnUnnormalisedState:StateVectorTest/GPU*:GatesVsKronecker/GPU*:ApplyMatrixGpuTest/*.EveryKernelOnSmallStates:ApplyMatrixGpuTest/*.NamedDiagonalAndPermutationGatesMatchCpu:CircuitRun/GPU*'}
   for tool in memcheck racecheck; do
     compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 \
       "$tests" --gtest_filter="$filter" >"$out/$tool.log" 2>&1
