@@ -6,6 +6,8 @@
       to the read roofline, against n. One row of panels per qubit layout, one
       column per k, one line per strategy (the roofline dashed in the GB/s one).
       Written as <DIR>/<file stem>_<precision>_gbps.png and ..._ratio.png.
+      With --merge NAME, the records of all the files (say, a sweep run as
+      several commands) are plotted together as <DIR>/NAME_<precision>_....
 
   plot.py --compare BEFORE.json AFTER.json [--out-dir DIR] [--name NAME]
       For each precision in both runs, AFTER's GB/s over BEFORE's for every
@@ -97,9 +99,9 @@ def finish(fig, axes, title, target, ns):
     print(target)
 
 
-def plot_file(plt, path, out_dir):
-    data = load(path)
-    stem = os.path.splitext(os.path.basename(path))[0]
+def plot_file(plt, path, out_dir, data=None, stem=None):
+    data = data or load(path)
+    stem = stem or os.path.splitext(os.path.basename(path))[0]
     records = ran(data["records"])
     written = []
     for precision in ordered((r["precision"] for r in records), ["double", "float"]):
@@ -183,6 +185,8 @@ def main(argv):
     parser.add_argument("--compare", nargs=2, metavar=("BEFORE.json", "AFTER.json"))
     parser.add_argument("--out-dir", default=None, help="where the PNGs go (default: next to the first input)")
     parser.add_argument("--name", default=None, help="file name stem of the --compare plots")
+    parser.add_argument("--merge", default=None, metavar="NAME",
+                        help="plot the records of all RESULTS.json together, as NAME_<precision>_*.png")
     args = parser.parse_args(argv)
     if bool(args.files) == bool(args.compare):
         parser.error("give either one or more RESULTS.json or --compare BEFORE.json AFTER.json")
@@ -201,6 +205,13 @@ def main(argv):
     try:
         if args.compare:
             compare(plt, args.compare[0], args.compare[1], out_dir, args.name)
+        elif args.merge:
+            merged = [load(path) for path in args.files]
+            data = dict(merged[0], records=[r for d in merged for r in d["records"]])
+            keys = [(r["precision"], r["n"], r["k"], r["layout"], r["strategy"]) for r in data["records"]]
+            if len(set(keys)) != len(keys):
+                raise InputError("--merge: the files share cases; merge runs of different n or precisions")
+            plot_file(plt, args.merge, out_dir, data, args.merge)
         else:
             for path in args.files:
                 plot_file(plt, path, out_dir)
