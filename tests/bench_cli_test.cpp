@@ -74,6 +74,7 @@ void expect_string(const json& j, const char* key, const std::string& where) {
 void check_schema(const json& j, const std::set<int>& ns, const std::set<int>& ks, const std::set<std::string>& precisions,
                   const std::set<std::string>& strategies, int runs) {
     for (const char* key : {"command", "qmarg_version", "git_commit", "host", "date"}) expect_string(j, key, "top");
+    EXPECT_EQ(j["complete"], true);
     ASSERT_TRUE(j.contains("device") && j["device"].is_object());
     expect_string(j["device"], "kind", "device");
     expect_string(j["device"], "name", "device");
@@ -207,6 +208,7 @@ TEST(BenchCli, BadOptionsAreOneLineErrors) {
         {"--device cpu --precision half", 2, "half"},
         {"--device tpu", 2, "tpu"},
         {"--device cpu --format xml", 2, "xml"},
+        {"--device cpu --n 8 --k 1 --out /nonexistent-dir/x.json", 1, "--out: could not write /nonexistent-dir/x.json"},
     };
     for (const auto& c : cases) {
         const Result r = qmarg_cli(std::string("bench marginal ") + c.args);

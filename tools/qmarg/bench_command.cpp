@@ -337,10 +337,13 @@ json stats_json(json j, const RunStats& ms) {
     return j;
 }
 
-json sweep_json(const Sweep& sweep) {
+// `complete` is false in the copies written after each state, so that a run
+// cut short leaves what it measured, marked as partial.
+json sweep_json(const Sweep& sweep, bool complete) {
     const BenchOptions& o = sweep.options;
     json j;
     j["command"] = "qmarg bench marginal";
+    j["complete"] = complete;
     j["qmarg_version"] = QMARG_VERSION;
     j["git_commit"] = QMARG_GIT_COMMIT;
     j["host"] = host_name();
@@ -494,6 +497,13 @@ void run_bench_marginal(BenchOptions options, bool ns_given) {
     if (!options.seed_given) options.seed = (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
     sweep.options = options;
     resolve_options(sweep, ns_given);
+    const auto write_out = [&](const json& j) {
+        if (options.out.empty()) return;
+        std::ofstream file(options.out);
+        file << j.dump(2) << "\n";
+        if (!file) throw qmarg::Error("--out: could not write " + options.out);
+    };
+    write_out(sweep_json(sweep, false));  // fails early on an unwritable --out
     if (!options.quiet) {
         std::fprintf(stderr, "qmarg: bench marginal on %s: %zu cases, seed %llu\n", note.c_str(), sweep.total_cases,
                      static_cast<unsigned long long>(sweep.options.seed));
@@ -505,15 +515,12 @@ void run_bench_marginal(BenchOptions options, bool ns_given) {
             } else {
                 bench_state<double>(sweep, precision, n);
             }
+            write_out(sweep_json(sweep, false));
         }
     }
-    const json j = sweep_json(sweep);
-    if (!options.out.empty()) {
-        std::ofstream file(options.out);
-        file << j.dump(2) << "\n";
-        if (!file) throw qmarg::Error("--out: could not write " + options.out);
-        if (!options.quiet) std::fprintf(stderr, "qmarg: bench: wrote %s\n", options.out.c_str());
-    }
+    const json j = sweep_json(sweep, true);
+    write_out(j);
+    if (!options.out.empty() && !options.quiet) std::fprintf(stderr, "qmarg: bench: wrote %s\n", options.out.c_str());
     if (options.format == "json") {
         std::printf("%s\n", j.dump(2).c_str());
     } else {
