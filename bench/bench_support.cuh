@@ -1,7 +1,9 @@
 // Shared pieces of the GPU benchmarks: CUDA-event timing with warm-up and the
-// median of many runs, and the roofline kernels every benchmark measures in the
-// same process (a plain read of the state, and a device-to-device copy), so
-// that each result is reported as a ratio to what this GPU does today.
+// median of many runs, and the rooflines every benchmark measures in the same
+// process (a plain read of the state, and a device-to-device copy), so that
+// each result is reported as a ratio to what this GPU does today. The read
+// roofline is the library's one kernel (cuda/roofline.cu), the same that
+// `qmarg bench marginal` times.
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -13,6 +15,7 @@
 
 #include "check.cuh"
 #include "launch.cuh"
+#include "roofline.cuh"
 #include "qmarg/types.hpp"
 
 namespace qmarg {
@@ -48,19 +51,6 @@ inline double median(std::vector<double> values) {
     return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
-// Read roofline: every thread loads 16-byte vectors in a grid-stride loop and
-// folds them into one value that is stored only if it is impossible, so the
-// loads cannot be removed and nothing else is written.
-__global__ void read_roofline_kernel(const double4_32a* data, Index count, double* sink) {
-    double acc = 0;
-    const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
-    for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
-        const double4_32a v = data[i];
-        acc += v.x + v.y + v.z + v.w;
-    }
-    if (acc == -1.2345e300) *sink = acc;
-}
-
 // Copy roofline: read and write each byte once.
 __global__ void copy_roofline_kernel(const double4_32a* in, double4_32a* out, Index count) {
     const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
@@ -69,14 +59,7 @@ __global__ void copy_roofline_kernel(const double4_32a* in, double4_32a* out, In
 
 // Median milliseconds to read `bytes` (a multiple of 32) at `data`.
 inline double read_roofline_ms(const void* data, std::size_t bytes, double* sink, int runs = 30) {
-    const Index count = bytes / sizeof(double4_32a);
-    const unsigned blocks = gpu::grid_stride_blocks(count, 256, 16);
-    return median(time_runs(
-        [&] {
-            read_roofline_kernel<<<blocks, 256>>>(static_cast<const double4_32a*>(data), count, sink);
-            QMARG_CHECK_LAUNCH(read_roofline_kernel);
-        },
-        runs));
+    return median(time_runs([&] { gpu::launch_read_roofline(data, bytes, sink); }, runs));
 }
 
 // Median milliseconds to copy `bytes` (a multiple of 32) from `in` to `out`.

@@ -224,7 +224,13 @@ public:
     // Median read-roofline time for this state (bench_support's read kernel,
     // rotating over the copies like the cells do), measured once per n.
     double roofline_ms() {
-        if (roofline_ms_ == 0) roofline_ms_ = time_read_roofline(qmarg::bench::read_roofline_kernel);
+        if (roofline_ms_ == 0) {
+            if (sink_.size() == 0) sink_.resize(1);
+            std::size_t next = 0;
+            roofline_ms_ = qmarg::bench::median(qmarg::bench::time_runs(
+                [&] { qmarg::gpu::launch_read_roofline(state(next++).data(), states_[0].bytes(), sink_.data()); },
+                30));
+        }
         return roofline_ms_;
     }
 
@@ -232,22 +238,6 @@ public:
     std::map<std::string, std::vector<double>>& results(int k, Layout layout) { return results_[{k, layout}]; }
 
 private:
-    // The kernel's vector type is deduced, not named (CUDA 13 deprecates the name).
-    template <class Vector>
-    double time_read_roofline(void (*kernel)(const Vector*, qmarg::Index, double*)) {
-        if (sink_.size() == 0) sink_.resize(1);
-        const qmarg::Index count = states_[0].bytes() / sizeof(Vector);
-        const unsigned blocks = qmarg::gpu::grid_stride_blocks(count, 256, 16);
-        std::size_t next = 0;
-        return qmarg::bench::median(qmarg::bench::time_runs(
-            [&] {
-                const auto* data = reinterpret_cast<const Vector*>(state(next++).data());
-                kernel<<<blocks, 256>>>(data, count, sink_.data());
-                QMARG_CHECK_LAUNCH(read_roofline_kernel);
-            },
-            30));
-    }
-
     int n_ = -1;
     std::vector<StateVector<Real>> states_;
     std::unique_ptr<StateVector<Real>> cpu_;

@@ -92,7 +92,6 @@ struct Pool {
             inner.push_back(qmarg::inner_product(states[k], states[next(k)]));
             z.push_back(qmarg::expectation_z(states[k], z_qubits));
         }
-        roofline_blocks = qmarg::gpu::grid_stride_blocks(state_bytes / sizeof(double4_32a), 256, 16);
         measure_roofline();
     }
 
@@ -102,13 +101,9 @@ struct Pool {
     Index size() const { return states[0].size(); }
     int runs() const { return n <= 24 ? 100 : 30; }
 
-    // One run of the read roofline kernel (bench_support.cuh, launched as
-    // read_roofline_ms launches it) over copy k.
+    // One run of the read roofline (cuda/roofline.cu) over copy k.
     void read_roofline(std::size_t k) const {
-        const Index count = state_bytes() / sizeof(double4_32a);
-        qmarg::bench::read_roofline_kernel<<<roofline_blocks, 256>>>(
-            reinterpret_cast<const double4_32a*>(states[k].data()), count, sink.data());
-        QMARG_CHECK_LAUNCH(read_roofline_kernel);
+        qmarg::gpu::launch_read_roofline(states[k].data(), state_bytes(), sink.data());
     }
 
     // The roofline over the same rotation of copies as every variant.
@@ -130,7 +125,6 @@ struct Pool {
     std::vector<double> z;
     Qubits z_qubits;
     DeviceArray<double> sink{1, "roofline sink"};
-    unsigned roofline_blocks = 0;
     double roofline_gbs = 0;
 };
 

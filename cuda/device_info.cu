@@ -35,6 +35,17 @@ const Probe& probe() {
     return result;
 }
 
+// A device attribute, or 0 when the driver does not report it (the error is
+// cleared so that it does not surface at the next checked call).
+int attribute_or_zero(cudaDeviceAttr attribute, int device) {
+    int value = 0;
+    if (cudaDeviceGetAttribute(&value, attribute, device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return value;
+}
+
 }  // namespace
 
 bool available() { return probe().available; }
@@ -58,6 +69,9 @@ GpuInfo info() {
     QMARG_CUDA_CHECK(cudaMemGetInfo(&out.free_memory_bytes, &total));
     QMARG_CUDA_CHECK(cudaDriverGetVersion(&out.driver_version));
     QMARG_CUDA_CHECK(cudaRuntimeGetVersion(&out.runtime_version));
+    out.clock_rate_khz = attribute_or_zero(cudaDevAttrClockRate, device);
+    out.memory_clock_rate_khz = attribute_or_zero(cudaDevAttrMemoryClockRate, device);
+    out.memory_bus_width_bits = attribute_or_zero(cudaDevAttrGlobalMemoryBusWidth, device);
     return out;
 }
 

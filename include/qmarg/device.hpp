@@ -27,6 +27,11 @@ struct GpuInfo {
     std::size_t shared_memory_per_block_optin = 0;
     int driver_version = 0;   // CUDA driver API version, e.g. 13000
     int runtime_version = 0;  // CUDA runtime version
+    // Peak clocks and memory bus width as the driver reports them; 0 where the
+    // driver does not report one.
+    int clock_rate_khz = 0;
+    int memory_clock_rate_khz = 0;
+    int memory_bus_width_bits = 0;
 };
 
 // Properties of the current device. Throws Error when gpu_available() is false.

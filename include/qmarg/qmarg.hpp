@@ -1,6 +1,7 @@
 // Umbrella header: everything a program linking qmarg::qmarg needs.
 #pragma once
 
+#include "qmarg/benchmark.hpp"
 #include "qmarg/bits.hpp"
 #include "qmarg/circuit.hpp"
 #include "qmarg/device.hpp"

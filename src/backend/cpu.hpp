@@ -23,6 +23,10 @@ template <class Real> void set_random_state(std::complex<Real>* amps, Index size
 template <class Real>
 std::vector<double> marginal_probabilities(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits);
 
+// src/cpu/read_roofline.cpp: the sum of every real and imaginary part, read
+// in parallel: the CPU's read roofline (qmarg/benchmark.hpp).
+template <class Real> double read_roofline(const std::complex<Real>* amps, Index size);
+
 // src/cpu/reductions.cpp
 template <class Real> double total_probability(const std::complex<Real>* amps, Index size);
 template <class Real>

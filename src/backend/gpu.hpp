@@ -66,6 +66,13 @@ template <class Real>
 void marginal_probabilities(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits, double* out,
                             MarginalStrategy strategy);
 
+// cuda/benchmark.cu: per-run milliseconds (conventions in qmarg/benchmark.hpp).
+// time_marginal_ms keeps the 2^k results in a device temporary.
+template <class Real>
+std::vector<double> time_marginal_ms(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits,
+                                     MarginalStrategy strategy, int warmup, int runs);
+std::vector<double> time_read_roofline_ms(const void* data, std::size_t bytes, int warmup, int runs);
+
 // cuda/reductions.cu: deterministic tree reductions (cuda/reduce.cuh).
 template <class Real> double total_probability(const std::complex<Real>* amps, Index size);
 template <class Real>

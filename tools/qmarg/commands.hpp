@@ -12,4 +12,8 @@ namespace qmarg_cli {
 // marginal distribution of its measured qubits (run_command.cpp).
 void add_run_command(CLI::App& app);
 
+// qmarg bench marginal: time marginal probabilities over a sweep of cases
+// against a read roofline, checked first (bench_command.cpp).
+void add_bench_command(CLI::App& app);
+
 }  // namespace qmarg_cli

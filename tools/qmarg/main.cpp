@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", "qmarg " QMARG_VERSION);
     app.require_subcommand(1);
     qmarg_cli::add_run_command(app);
+    qmarg_cli::add_bench_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

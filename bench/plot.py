@@ -1,0 +1,223 @@
+#!/usr/bin/python3
+"""Plots the JSON of `qmarg bench marginal`.
+
+  plot.py [--out-dir DIR] RESULTS.json [MORE.json ...]
+      For each file and precision, two PNGs: GB/s of state read, and the ratio
+      to the read roofline, against n. One row of panels per qubit layout, one
+      column per k, one line per strategy (the roofline dashed in the GB/s one).
+      Written as <DIR>/<file stem>_<precision>_gbps.png and ..._ratio.png.
+      With --merge NAME, the records of all the files (say, a sweep run as
+      several commands) are plotted together as <DIR>/NAME_<precision>_....
+
+  plot.py --compare BEFORE.json AFTER.json [--out-dir DIR] [--name NAME]
+      For each precision in both runs, AFTER's GB/s over BEFORE's for every
+      case the two share (above 1: AFTER is faster), laid out the same way, as
+      <DIR>/<NAME>_<precision>.png (NAME defaults to compare_<before>_<after>),
+      and the median ratio per strategy on stdout.
+
+Uses matplotlib's Agg backend (no display, no network). Run it with the
+system Python, where Debian's python3-matplotlib is installed.
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+from collections import defaultdict
+
+REQUIRED_RECORD_KEYS = ("precision", "n", "k", "layout", "strategy", "gb_per_s", "roofline_gb_per_s",
+                        "roofline_ratio", "skipped_reason")
+LAYOUT_ORDER = ["low", "high", "scattered", "descending", "random"]
+STRATEGY_ORDER = ["BinStationary", "Auto", "SharedPrivatized", "GlobalAtomic", "Partitioned"]
+
+
+class InputError(Exception):
+    pass
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            data = json.load(f)
+    except OSError as e:
+        raise InputError(f"cannot read {path}: {e.strerror}")
+    except json.JSONDecodeError as e:
+        raise InputError(f"{path} is not JSON: {e}")
+    if not isinstance(data, dict) or not isinstance(data.get("records"), list):
+        raise InputError(f"{path} is not the JSON of `qmarg bench marginal` (no 'records' list)")
+    for i, r in enumerate(data["records"]):
+        missing = [key for key in REQUIRED_RECORD_KEYS if not isinstance(r, dict) or key not in r]
+        if missing:
+            raise InputError(f"{path}: record {i} lacks {', '.join(missing)}")
+    if not any(r["skipped_reason"] is None for r in data["records"]):
+        raise InputError(f"{path} holds no case that ran (every record is skipped or there are none)")
+    return data
+
+
+def ordered(values, order):
+    return sorted(set(values), key=lambda v: (order.index(v) if v in order else len(order), v))
+
+
+def ran(records):
+    return [r for r in records if r["skipped_reason"] is None]
+
+
+def title_of(data, path):
+    device = data.get("device", {})
+    parts = [device.get("name", "unknown device"), f"commit {data.get('git_commit', '?')}", data.get("date", "")]
+    return f"{os.path.basename(path)}: " + ", ".join(p for p in parts if p)
+
+
+def panel_grid(plt, layouts, ks):
+    fig, axes = plt.subplots(len(layouts), len(ks), figsize=(3.2 * len(ks) + 1, 2.6 * len(layouts) + 1),
+                             squeeze=False, sharex=True)
+    for row, layout in enumerate(layouts):
+        for col, k in enumerate(ks):
+            ax = axes[row][col]
+            ax.grid(True, alpha=0.3)
+            if row == 0:
+                ax.set_title(f"k = {k}")
+            if col == 0:
+                ax.set_ylabel(layout)
+            if row == len(layouts) - 1:
+                ax.set_xlabel("n (qubits)")
+    return fig, axes
+
+
+def finish(fig, axes, title, target, ns):
+    handles, labels = {}, []
+    for ax in axes.flat:
+        ax.set_xticks(ns)
+        for h, label in zip(*ax.get_legend_handles_labels()):
+            if label not in handles:
+                handles[label] = h
+                labels.append(label)
+    axes[0][-1].legend([handles[label] for label in labels], labels, fontsize=7)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.6 / fig.get_figheight()))
+    fig.savefig(target, dpi=110)
+    print(target)
+
+
+def plot_file(plt, path, out_dir, data=None, stem=None):
+    data = data or load(path)
+    stem = stem or os.path.splitext(os.path.basename(path))[0]
+    records = ran(data["records"])
+    written = []
+    for precision in ordered((r["precision"] for r in records), ["double", "float"]):
+        rows = [r for r in records if r["precision"] == precision]
+        layouts = ordered((r["layout"] for r in rows), LAYOUT_ORDER)
+        ks = sorted({r["k"] for r in rows})
+        strategies = ordered((r["strategy"] for r in rows), STRATEGY_ORDER)
+        roofline = {}
+        for r in rows:
+            roofline[r["n"]] = r["roofline_gb_per_s"]
+        for metric, label in (("gb_per_s", "GB/s of state read"), ("roofline_ratio", "ratio to the read roofline")):
+            fig, axes = panel_grid(plt, layouts, ks)
+            for row, layout in enumerate(layouts):
+                for col, k in enumerate(ks):
+                    ax = axes[row][col]
+                    for strategy in strategies:
+                        points = sorted((r["n"], r[metric]) for r in rows
+                                        if r["layout"] == layout and r["k"] == k and r["strategy"] == strategy)
+                        if points:
+                            ax.plot(*zip(*points), marker="o", markersize=3, label=strategy,
+                                color=f"C{strategies.index(strategy)}")
+                    if metric == "gb_per_s":
+                        ns = sorted(n for n in roofline if n > k)
+                        ax.plot(ns, [roofline[n] for n in ns], "k--", linewidth=1, label="read roofline")
+                        ax.set_ylim(bottom=0)
+                    else:
+                        ax.axhline(1.0, color="k", linestyle="--", linewidth=1)
+                        ax.set_ylim(0, max(1.1, 1.05 * max(r[metric] for r in rows)))
+            target = os.path.join(out_dir, f"{stem}_{precision}_{'gbps' if metric == 'gb_per_s' else 'ratio'}.png")
+            finish(fig, axes, f"{title_of(data, path)}\n{precision}: {label}", target,
+                   sorted({r["n"] for r in rows}))
+            plt.close(fig)
+            written.append(target)
+    return written
+
+
+def compare(plt, before_path, after_path, out_dir, name):
+    before, after = load(before_path), load(after_path)
+
+    def key(r):
+        return (r["precision"], r["n"], r["k"], r["layout"], r["strategy"])
+
+    old = {key(r): r for r in ran(before["records"])}
+    shared = [(old[key(r)], r) for r in ran(after["records"]) if key(r) in old]
+    if not shared:
+        raise InputError(f"{before_path} and {after_path} share no case that ran in both")
+    name = name or "compare_{}_{}".format(*(os.path.splitext(os.path.basename(p))[0] for p in (before_path, after_path)))
+    written = []
+    for precision in ordered((a["precision"] for _, a in shared), ["double", "float"]):
+        pairs = [(b, a) for b, a in shared if a["precision"] == precision]
+        layouts = ordered((a["layout"] for _, a in pairs), LAYOUT_ORDER)
+        ks = sorted({a["k"] for _, a in pairs})
+        strategies = ordered((a["strategy"] for _, a in pairs), STRATEGY_ORDER)
+        fig, axes = panel_grid(plt, layouts, ks)
+        for row, layout in enumerate(layouts):
+            for col, k in enumerate(ks):
+                ax = axes[row][col]
+                ax.axhline(1.0, color="k", linestyle="--", linewidth=1)
+                for strategy in strategies:
+                    points = sorted((a["n"], a["gb_per_s"] / b["gb_per_s"]) for b, a in pairs
+                                    if a["layout"] == layout and a["k"] == k and a["strategy"] == strategy)
+                    if points:
+                        ax.plot(*zip(*points), marker="o", markersize=3, label=strategy,
+                                color=f"C{strategies.index(strategy)}")
+        target = os.path.join(out_dir, f"{name}_{precision}.png")
+        finish(fig, axes, f"{os.path.basename(after_path)} over {os.path.basename(before_path)}\n"
+                          f"{precision}: GB/s ratio (above 1: faster after)", target,
+               sorted({a["n"] for _, a in pairs}))
+        plt.close(fig)
+        written.append(target)
+        for strategy in strategies:
+            ratios = [a["gb_per_s"] / b["gb_per_s"] for b, a in pairs if a["strategy"] == strategy]
+            print(f"{precision} {strategy}: median after/before {statistics.median(ratios):.3f} "
+                  f"over {len(ratios)} cases (min {min(ratios):.3f}, max {max(ratios):.3f})")
+    return written
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(prog="plot.py", description=__doc__.split("\n")[0])
+    parser.add_argument("files", nargs="*", metavar="RESULTS.json")
+    parser.add_argument("--compare", nargs=2, metavar=("BEFORE.json", "AFTER.json"))
+    parser.add_argument("--out-dir", default=None, help="where the PNGs go (default: next to the first input)")
+    parser.add_argument("--name", default=None, help="file name stem of the --compare plots")
+    parser.add_argument("--merge", default=None, metavar="NAME",
+                        help="plot the records of all RESULTS.json together, as NAME_<precision>_*.png")
+    args = parser.parse_args(argv)
+    if bool(args.files) == bool(args.compare):
+        parser.error("give either one or more RESULTS.json or --compare BEFORE.json AFTER.json")
+    inputs = args.compare or args.files
+    out_dir = args.out_dir or os.path.dirname(os.path.abspath(inputs[0]))
+    if not os.path.isdir(out_dir):
+        parser.error(f"--out-dir {out_dir} is not a directory")
+
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        sys.exit(f"plot.py: error: matplotlib is missing ({e}); install python3-matplotlib and run with /usr/bin/python3")
+
+    try:
+        if args.compare:
+            compare(plt, args.compare[0], args.compare[1], out_dir, args.name)
+        elif args.merge:
+            merged = [load(path) for path in args.files]
+            data = dict(merged[0], records=[r for d in merged for r in d["records"]])
+            keys = [(r["precision"], r["n"], r["k"], r["layout"], r["strategy"]) for r in data["records"]]
+            if len(set(keys)) != len(keys):
+                raise InputError("--merge: the files share cases; merge runs of different n or precisions")
+            plot_file(plt, args.merge, out_dir, data, args.merge)
+        else:
+            for path in args.files:
+                plot_file(plt, path, out_dir)
+    except InputError as e:
+        sys.exit(f"plot.py: error: {e}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,48 @@
+// Timing of library operations for benchmarks, on either device, without CUDA
+// types: the qmarg tool's `bench marginal` is built on these, so a program can
+// measure what the library does exactly as the tool does.
+//
+// Each function returns the time of every timed run in milliseconds, in run
+// order, after `warmup` untimed runs (warmup >= 0, runs >= 1):
+//  - GPU: CUDA events recorded around each call on the default stream; results
+//    stay in device memory (no copy to the host is timed). A state smaller than
+//    four times the L2 cache would be read from L2 after the first run, so
+//    before each run (outside the timed interval) a scratch buffer twice the
+//    size of L2 is read, and every run reads the state from memory.
+//  - CPU: std::chrono::steady_clock around each call. Caches are not flushed: a
+//    state that fits in the CPU's caches is read from them, by the operation
+//    and by the roofline alike.
+//
+// The read roofline is a plain read of the state's bytes, the most a
+// bandwidth-bound operation on the state can hope for: on the GPU one
+// grid-stride kernel of 32-byte loads (cuda/roofline.cu, the same kernel the
+// benchmark programs in bench/ time), on the CPU an OpenMP sum over every
+// amplitude. Ratios of an operation's rate to the roofline's are comparable
+// across machines; raw rates are not.
+#pragma once
+
+#include <vector>
+
+#include "qmarg/marginal.hpp"
+#include "qmarg/state_vector.hpp"
+#include "qmarg/types.hpp"
+
+namespace qmarg {
+
+// Times marginal_probabilities(state, qubits, options). Input is validated as
+// marginal_probabilities validates it; a strategy that cannot run the case
+// throws the same qmarg::Error from its first call (a warm-up one when
+// warmup > 0).
+template <class Real>
+std::vector<double> time_marginal_ms(const StateVector<Real>& state, const Qubits& qubits,
+                                     const MarginalOptions& options, int warmup, int runs);
+
+// Times the read roofline on `state`.
+template <class Real>
+std::vector<double> time_read_roofline_ms(const StateVector<Real>& state, int warmup, int runs);
+
+// The median of time_read_roofline_ms(state, 3, runs).
+template <class Real>
+double read_roofline_ms(const StateVector<Real>& state, int runs);
+
+}  // namespace qmarg

@@ -1,0 +1,82 @@
+// The timing API (qmarg/benchmark.hpp): one time per timed run, every time
+// positive, errors for bad counts and for strategies that cannot run a case, on
+// every backend and precision. What the times are worth is the benchmarks' job.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "qmarg/benchmark.hpp"
+#include "qmarg/qmarg.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+template <class B>
+class Benchmark : public qmarg_test::BackendTest<B> {};
+TYPED_TEST_SUITE(Benchmark, qmarg_test::AllBackends, qmarg_test::BackendName);
+
+TYPED_TEST(Benchmark, OnePositiveTimePerRun) {
+    using Real = typename TestFixture::Real;
+    const std::uint64_t seed = qmarg_test::fresh_seed();
+    qmarg::StateVector<Real> state(12, TestFixture::device);
+    state.set_random_state(seed);
+    for (const qmarg::Qubits& qubits : {qmarg::Qubits{0}, qmarg::Qubits{11, 3, 7}}) {
+        const std::vector<double> ms = qmarg::time_marginal_ms(state, qubits, {}, 1, 4);
+        ASSERT_EQ(ms.size(), 4u) << qmarg_test::seed_trace(seed);
+        for (double t : ms) EXPECT_GT(t, 0.0) << qmarg_test::seed_trace(seed);
+    }
+    const std::vector<double> roofline = qmarg::time_read_roofline_ms(state, 0, 3);
+    ASSERT_EQ(roofline.size(), 3u);
+    for (double t : roofline) EXPECT_GT(t, 0.0);
+    EXPECT_GT(qmarg::read_roofline_ms(state, 5), 0.0);
+    // Timing leaves the state as it was.
+    EXPECT_NEAR(qmarg::total_probability(state), 1.0, 1e-5) << qmarg_test::seed_trace(seed);
+}
+
+TYPED_TEST(Benchmark, BadCountsAndQubitsAreErrors) {
+    using Real = typename TestFixture::Real;
+    qmarg::StateVector<Real> state(6, TestFixture::device);
+    state.set_random_state(qmarg_test::fresh_seed());
+    EXPECT_THROW(qmarg::time_marginal_ms(state, {0}, {}, -1, 3), qmarg::Error);
+    EXPECT_THROW(qmarg::time_marginal_ms(state, {0}, {}, 0, 0), qmarg::Error);
+    EXPECT_THROW(qmarg::time_marginal_ms(state, {0, 6}, {}, 0, 1), qmarg::Error);
+    EXPECT_THROW(qmarg::time_marginal_ms(state, {2, 2}, {}, 0, 1), qmarg::Error);
+    EXPECT_THROW(qmarg::time_read_roofline_ms(state, 0, 0), qmarg::Error);
+    try {
+        qmarg::time_read_roofline_ms(state, -2, 1);
+        ADD_FAILURE() << "a negative warm-up was accepted";
+    } catch (const qmarg::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("-2"), std::string::npos) << e.what();
+    }
+}
+
+TEST(BenchmarkCpu, GpuStrategyOnCpuStateIsAnError) {
+    qmarg::StateVector<double> state(5, qmarg::Device::Cpu);
+    state.set_random_state(qmarg_test::fresh_seed());
+    EXPECT_THROW(qmarg::time_marginal_ms(state, {0}, {qmarg::MarginalStrategy::BinStationary}, 1, 1), qmarg::Error);
+}
+
+TEST(BenchmarkGpu, EveryStrategyTimesAndLimitsThrowBeforeTiming) {
+    QMARG_SKIP_IF_UNAVAILABLE(qmarg::Device::Gpu);
+    const std::uint64_t seed = qmarg_test::fresh_seed();
+    qmarg::StateVector<float> state(16, qmarg::Device::Gpu);
+    state.set_random_state(seed);
+    for (qmarg::MarginalStrategy s :
+         {qmarg::MarginalStrategy::Auto, qmarg::MarginalStrategy::GlobalAtomic, qmarg::MarginalStrategy::SharedPrivatized,
+          qmarg::MarginalStrategy::Partitioned, qmarg::MarginalStrategy::BinStationary}) {
+        const std::vector<double> ms = qmarg::time_marginal_ms(state, {15, 0, 4}, {s}, 1, 2);
+        ASSERT_EQ(ms.size(), 2u) << qmarg::to_string(s) << ", " << qmarg_test::seed_trace(seed);
+        for (double t : ms) EXPECT_GT(t, 0.0) << qmarg::to_string(s);
+    }
+    // 2^15 doubles of bins per block exceed shared memory on every current GPU.
+    qmarg::Qubits fifteen;
+    for (int q = 0; q < 15; ++q) fifteen.push_back(q);
+    EXPECT_THROW(qmarg::time_marginal_ms(state, fifteen, {qmarg::MarginalStrategy::SharedPrivatized}, 1, 2),
+                 qmarg::Error);
+    const qmarg::GpuInfo info = qmarg::gpu_info();
+    EXPECT_GE(info.clock_rate_khz, 0);
+    EXPECT_GE(info.memory_clock_rate_khz, 0);
+}
+
+}  // namespace

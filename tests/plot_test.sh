@@ -1,0 +1,31 @@
+#!/bin/sh
+# bench/plot.py on a small CPU run of `qmarg bench marginal`: both plots of
+# each precision and a --compare plot must be written, and bad input must be a
+# one-line error. Exits 77 (a skip for ctest) when the system Python has no
+# matplotlib, which scripts/setup.sh installs.
+# Usage: plot_test.sh QMARG_TOOL SOURCE_DIR WORK_DIR
+set -eu
+tool=$1 source=$2 work=$3
+python=/usr/bin/python3
+if ! "$python" -c 'import matplotlib' 2>/dev/null; then
+    echo "plot_test: skipped: $python has no matplotlib (apt-get install python3-matplotlib)"
+    exit 77
+fi
+rm -rf "$work" && mkdir -p "$work"
+"$tool" bench marginal --device cpu --n 10,12 --k 1,3 --runs 3 --seed 3 -q --out "$work/run.json" > /dev/null
+"$python" "$source/bench/plot.py" --out-dir "$work" "$work/run.json"
+for png in run_double_gbps run_double_ratio run_float_gbps run_float_ratio; do
+    test -s "$work/$png.png" || { echo "plot_test: $png.png was not written"; exit 1; }
+done
+cp "$work/run.json" "$work/again.json"
+"$python" "$source/bench/plot.py" --out-dir "$work" --compare "$work/run.json" "$work/again.json" --name cmp
+test -s "$work/cmp_double.png" || { echo "plot_test: cmp_double.png was not written"; exit 1; }
+"$tool" bench marginal --device cpu --n 14 --k 2 --runs 3 --seed 3 -q --out "$work/more.json" > /dev/null
+"$python" "$source/bench/plot.py" --out-dir "$work" --merge merged "$work/run.json" "$work/more.json"
+test -s "$work/merged_float_ratio.png" || { echo "plot_test: merged_float_ratio.png was not written"; exit 1; }
+echo '{"records": 3}' > "$work/bad.json"
+if "$python" "$source/bench/plot.py" --out-dir "$work" "$work/bad.json" 2> "$work/bad.err"; then
+    echo "plot_test: bad input was accepted"; exit 1
+fi
+grep -q "not the JSON of .qmarg bench marginal" "$work/bad.err" || { cat "$work/bad.err"; exit 1; }
+echo "plot_test: ok"
