@@ -99,10 +99,18 @@ void copy_on_device(void* device_dst, const void* device_src, std::size_t bytes)
     QMARG_CUDA_CHECK(cudaMemcpy(device_dst, device_src, bytes, cudaMemcpyDeviceToDevice));
 }
 
+// Free device memory, counting the scratch that qmarg's pool holds but no
+// allocation uses: that memory serves the next scratch allocation directly,
+// and a cudaMalloc that needs it trims the pool first (allocate, above). The
+// synchronisation lets scratch freed in stream order reach the pool.
 std::size_t free_memory() {
+    QMARG_CUDA_CHECK(cudaStreamSynchronize(0));
     std::size_t free_bytes = 0, total_bytes = 0;
     QMARG_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    return free_bytes;
+    std::uint64_t reserved = 0, used = 0;
+    QMARG_CUDA_CHECK(cudaMemPoolGetAttribute(scratch_pool(), cudaMemPoolAttrReservedMemCurrent, &reserved));
+    QMARG_CUDA_CHECK(cudaMemPoolGetAttribute(scratch_pool(), cudaMemPoolAttrUsedMemCurrent, &used));
+    return free_bytes + static_cast<std::size_t>(reserved > used ? reserved - used : 0);
 }
 
 }  // namespace gpu
