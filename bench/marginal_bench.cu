@@ -1,5 +1,6 @@
 // The seed's marginal comparison on our GPU: for each n, k and qubit layout
-// (low = 0..k-1, high = n-k..n-1, scattered = spread evenly over 0..n-1), the
+// (low = 0..k-1, high = n-k..n-1, scattered = spread evenly over 0..n-1,
+// descending = n-1 down to n-k, random = k qubits in a seeded random order), the
 // strategies GlobalAtomic (seed B), SharedPrivatized (seed C), Partitioned
 // (seed A) and Auto, next to a read-roofline kernel measured in the same run on
 // the same state. Counters: GB/s of state bytes read (state.bytes() / median
@@ -43,6 +44,7 @@
 #include <chrono>
 #include <cmath>
 #include <complex>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -136,7 +138,7 @@ void parse_options(int* argc, char** argv) {
 
 // ---------------------------------------------------------------- layouts --
 
-enum class Layout { Low, High, Scattered, Descending };
+enum class Layout { Low, High, Scattered, Descending, Random };
 
 const char* to_string(Layout layout) {
     switch (layout) {
@@ -144,11 +146,21 @@ const char* to_string(Layout layout) {
         case Layout::High: return "high";
         case Layout::Scattered: return "scattered";
         case Layout::Descending: return "descending";
+        case Layout::Random: return "random";
     }
     return "?";
 }
 
 Qubits layout_qubits(Layout layout, int n, int k) {
+    if (layout == Layout::Random) {
+        // k distinct qubits in random order, the same for every run of the
+        // benchmark (seeded by n and k) so that results files are comparable.
+        Qubits all(n);
+        for (int q = 0; q < n; ++q) all[q] = q;
+        std::mt19937_64 rng(0x9E3779B97F4A7C15ull ^ (static_cast<std::uint64_t>(n) << 8) ^ static_cast<std::uint64_t>(k));
+        std::shuffle(all.begin(), all.end(), rng);
+        return Qubits(all.begin(), all.begin() + k);
+    }
     Qubits qubits(k);
     for (int j = 0; j < k; ++j) {
         switch (layout) {
@@ -158,6 +170,7 @@ Qubits layout_qubits(Layout layout, int n, int k) {
                 qubits[j] = k == 1 ? n / 2 : static_cast<int>(static_cast<long>(j) * (n - 1) / (k - 1));
                 break;
             case Layout::Descending: qubits[j] = n - 1 - j; break;
+            case Layout::Random: break;  // handled above
         }
     }
     return qubits;
@@ -408,7 +421,8 @@ void register_benchmarks(const std::vector<int>& ns) {
             ->Unit(benchmark::kMillisecond);
         for (int k : g_options.ks) {
             if (k >= n) continue;
-            for (Layout layout : {Layout::Low, Layout::High, Layout::Scattered, Layout::Descending}) {
+            for (Layout layout :
+                 {Layout::Low, Layout::High, Layout::Scattered, Layout::Descending, Layout::Random}) {
                 for (MarginalStrategy strategy : strategies) {
                     const std::string name = "marginal" + prefix + "/k:" + std::to_string(k) + "/" + to_string(layout) +
                                              "/" + qmarg::to_string(strategy);
