@@ -2,7 +2,8 @@
 // (low = 0..k-1, high = n-k..n-1, scattered = spread evenly over 0..n-1,
 // descending = n-1 down to n-k, random = k qubits in a seeded random order), the
 // strategies GlobalAtomic (seed B), SharedPrivatized (seed C), Partitioned
-// (seed A) and Auto, next to a read-roofline kernel measured in the same run on
+// (seed A), BinStationary (qmarg's engine) and Auto, next to a read-roofline
+// kernel measured in the same run on
 // the same state. Counters: GB/s of state bytes read (state.bytes() / median
 // time) and the ratio to the roofline.
 //
