@@ -3,8 +3,7 @@
 // descending = n-1 down to n-k, random = k qubits in a seeded random order), the
 // strategies GlobalAtomic (seed B), SharedPrivatized (seed C), Partitioned
 // (seed A), BinStationary (qmarg's engine) and Auto, next to a read-roofline
-// kernel measured in the same run on
-// the same state. Counters: GB/s of state bytes read (state.bytes() / median
+// kernel measured in the same run on the same state. Counters: GB/s of state bytes read (state.bytes() / median
 // time) and the ratio to the roofline.
 //
 // How it measures (DESIGN.md, "Measuring"):
