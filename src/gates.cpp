@@ -1,58 +1,10 @@
-// The standard gate matrices (Qiskit's conventions) and the named gates. Every
-// named gate is apply_matrix with one of these matrices, so it is validated and
-// dispatched to the CPU or GPU exactly like a user's own matrix.
-#include <cmath>
-#include <complex>
+// The named gates. Every one is apply_matrix with a matrix from
+// gate_matrices.cpp, so it is validated and dispatched to the CPU or GPU
+// exactly like a user's own matrix.
 
 #include "qmarg/gates.hpp"
 
 namespace qmarg {
-namespace gates {
-namespace {
-using C = std::complex<double>;
-constexpr C kI{0.0, 1.0};
-constexpr double kPi = 3.141592653589793238462643383279502884;
-const double kInvSqrt2 = 1.0 / std::sqrt(2.0);
-C phase_factor(double angle) { return std::polar(1.0, angle); }
-}  // namespace
-
-Matrix h() { return Matrix(2, {kInvSqrt2, kInvSqrt2, kInvSqrt2, -kInvSqrt2}); }
-Matrix x() { return Matrix(2, {0.0, 1.0, 1.0, 0.0}); }
-Matrix y() { return Matrix(2, {0.0, -kI, kI, 0.0}); }
-Matrix z() { return Matrix(2, {1.0, 0.0, 0.0, -1.0}); }
-Matrix s() { return Matrix(2, {1.0, 0.0, 0.0, kI}); }
-Matrix sdg() { return Matrix(2, {1.0, 0.0, 0.0, -kI}); }
-Matrix t() { return phase(kPi / 4); }
-Matrix tdg() { return phase(-kPi / 4); }
-Matrix sx() { return Matrix(2, {C(0.5, 0.5), C(0.5, -0.5), C(0.5, -0.5), C(0.5, 0.5)}); }
-
-Matrix rx(double theta) {
-    const double c = std::cos(theta / 2), s = std::sin(theta / 2);
-    return Matrix(2, {c, -kI * s, -kI * s, c});
-}
-
-Matrix ry(double theta) {
-    const double c = std::cos(theta / 2), s = std::sin(theta / 2);
-    return Matrix(2, {c, -s, s, c});
-}
-
-Matrix rz(double theta) { return Matrix(2, {phase_factor(-theta / 2), 0.0, 0.0, phase_factor(theta / 2)}); }
-
-Matrix phase(double lambda) { return Matrix(2, {1.0, 0.0, 0.0, phase_factor(lambda)}); }
-
-Matrix u3(double theta, double phi, double lambda) {
-    const double c = std::cos(theta / 2), s = std::sin(theta / 2);
-    return Matrix(2, {c, -phase_factor(lambda) * s, phase_factor(phi) * s, phase_factor(phi + lambda) * c});
-}
-
-Matrix swap() {
-    return Matrix(4, {1.0, 0.0, 0.0, 0.0,  //
-                      0.0, 0.0, 1.0, 0.0,  //
-                      0.0, 1.0, 0.0, 0.0,  //
-                      0.0, 0.0, 0.0, 1.0});
-}
-
-}  // namespace gates
 
 template <class Real>
 void h(StateVector<Real>& state, int qubit) {
