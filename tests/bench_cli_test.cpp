@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "qmarg/device.hpp"
+#include "cli_support.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -28,18 +29,8 @@ namespace {
 
 using json = nlohmann::json;
 
-struct Result {
-    int exit_code = -1;
-    std::string out;
-    std::string err;
-};
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+using Result = qmarg_test::CliResult;
+using qmarg_test::slurp;
 
 std::string temp_path(const std::string& suffix) {
     return ::testing::TempDir() + "qmarg_bench_cli_test_" +
@@ -47,16 +38,7 @@ std::string temp_path(const std::string& suffix) {
 }
 
 Result qmarg_cli(const std::string& args) {
-    const std::string base = temp_path("");
-    const char* cli = std::getenv("QMARG_CLI_PATH");
-    const std::string command = std::string(cli != nullptr && *cli != '\0' ? cli : QMARG_CLI_PATH) + " " + args +
-                                " > " + base + ".out 2> " + base + ".err";
-    const int status = std::system(command.c_str());
-    Result r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(base + ".out");
-    r.err = slurp(base + ".err");
-    return r;
+    return qmarg_test::run_qmarg_cli(QMARG_CLI_PATH, args, "qmarg_bench_cli_test");
 }
 
 void expect_number(const json& j, const char* key, const std::string& where) {

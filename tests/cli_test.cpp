@@ -14,43 +14,21 @@
 #include <string>
 
 #include "qmarg/device.hpp"
+#include "cli_support.hpp"
 #include "test_support.hpp"
 
 namespace {
 
 #if defined(QMARG_CLI_PATH)
 
-struct Result {
-    int exit_code = -1;
-    std::string out;
-    std::string err;
-};
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+using Result = qmarg_test::CliResult;
+using qmarg_test::slurp;
 
 std::string example(const std::string& name) { return qmarg_test::source_dir() + "/examples/" + name; }
 
 // Runs `qmarg <args>` through the shell; `input` (if any) is its stdin.
 Result qmarg_cli(const std::string& args, const std::string& input = "") {
-    const std::string base = ::testing::TempDir() + "qmarg_cli_test_" +
-                             ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    const char* cli = std::getenv("QMARG_CLI_PATH");  // the tool copied along with the tests
-    std::string command = std::string(cli != nullptr && *cli != '\0' ? cli : QMARG_CLI_PATH) + " " + args + " > " + base + ".out 2> " + base + ".err";
-    if (!input.empty()) {
-        std::ofstream(base + ".in") << input;
-        command += " < " + base + ".in";
-    }
-    const int status = std::system(command.c_str());
-    Result r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(base + ".out");
-    r.err = slurp(base + ".err");
-    return r;
+    return qmarg_test::run_qmarg_cli(QMARG_CLI_PATH, args, "qmarg_cli_test", input);
 }
 
 std::string write_program(const std::string& name, const std::string& text) {
