@@ -27,13 +27,7 @@ template <class B>
 class ExpectationZTest : public qmarg_test::BackendTest<B> {};
 TYPED_TEST_SUITE(ExpectationZTest, qmarg_test::AllBackends, qmarg_test::BackendName);
 
-std::string describe(const Qubits& qubits) {
-    std::ostringstream out;
-    out << "qubits {";
-    for (std::size_t j = 0; j < qubits.size(); ++j) out << (j ? ", " : "") << qubits[j];
-    out << "}";
-    return out.str();
-}
+using qmarg_test::describe;
 
 template <class Real>
 long double reference(const std::vector<std::complex<Real>>& amps, const Qubits& qubits) {

@@ -52,13 +52,7 @@ std::string describe(int n, std::uint64_t seed) {
     return out.str();
 }
 
-std::string describe(const Qubits& qubits) {
-    std::ostringstream out;
-    out << "qubits {";
-    for (std::size_t j = 0; j < qubits.size(); ++j) out << (j ? ", " : "") << qubits[j];
-    out << "}";
-    return out.str();
-}
+using qmarg_test::describe;
 
 template <class Real>
 long double reference_total(const std::vector<std::complex<Real>>& amps) {

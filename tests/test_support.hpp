@@ -93,6 +93,13 @@ protected:
     void SetUp() override { QMARG_SKIP_IF_UNAVAILABLE(B::device); }
 };
 
+// "qubits {3, 0, 7}": a qubit list for failure messages.
+inline std::string describe(const qmarg::Qubits& qubits) {
+    std::string out = "qubits {";
+    for (std::size_t j = 0; j < qubits.size(); ++j) out += (j ? ", " : "") + std::to_string(qubits[j]);
+    return out + "}";
+}
+
 // k distinct qubits of {0..n-1} in random order.
 inline qmarg::Qubits random_qubits(int n, int k, std::mt19937_64& rng) {
     qmarg::Qubits all(n);

@@ -1,6 +1,6 @@
 // cpu::expectation_z: <psi| Z_{q1} ... Z_{qm} |psi> = sum_i |a_i|^2 (-1)^parity(i & mask),
-// accumulated in double. The sum runs over fixed chunks whose partials are
-// added in order, so the result does not depend on the OpenMP thread count.
+// accumulated in double as a fixed-order tree (src/cpu/tree_reduce.hpp), so the
+// result does not depend on the OpenMP thread count.
 // The sign comes from qmarg::parity (qmarg/bits.hpp), the helper the GPU uses.
 #include <algorithm>
 #include <complex>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/cpu.hpp"
+#include "cpu/tree_reduce.hpp"
 #include "qmarg/bits.hpp"
 
 namespace qmarg {
@@ -17,25 +18,16 @@ template <class Real>
 double expectation_z(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits) {
     const int k = static_cast<int>(qubits.size());
     const std::uint64_t mask = scatter_bits((std::uint64_t{1} << k) - 1, qubits.data(), k);
-    constexpr std::int64_t kChunk = 1 << 12;
-    const std::int64_t n = std::int64_t{1} << num_qubits;
-    const std::int64_t chunks = (n + kChunk - 1) / kChunk;
-    std::vector<double> partial(static_cast<std::size_t>(chunks), 0.0);
-#pragma omp parallel for schedule(static)
-    for (std::int64_t c = 0; c < chunks; ++c) {
+    return tree_reduce<double>(Index{1} << num_qubits, [amps, mask](Index begin, Index end) {
         double sum = 0;
-        const std::int64_t end = std::min(n, (c + 1) * kChunk);
-        for (std::int64_t i = c * kChunk; i < end; ++i) {
+        for (Index i = begin; i < end; ++i) {
             const double re = amps[i].real();
             const double im = amps[i].imag();
             const double p = re * re + im * im;
-            sum += parity(static_cast<std::uint64_t>(i) & mask) ? -p : p;
+            sum += parity(i & mask) ? -p : p;
         }
-        partial[static_cast<std::size_t>(c)] = sum;
-    }
-    double total = 0;
-    for (double p : partial) total += p;
-    return total;
+        return sum;
+    });
 }
 
 template double expectation_z<float>(const std::complex<float>*, int, const Qubits&);

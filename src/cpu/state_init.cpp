@@ -1,6 +1,7 @@
 // CPU initialisers for StateVector. The random state uses the generator shared
-// with the GPU (src/random_state.hpp) and normalises with a fixed-order
-// reduction, so a seed gives the same bits for any OpenMP thread count.
+// with the GPU (src/random_state.hpp) and normalises with the backend's
+// fixed-order tree (src/cpu/tree_reduce.hpp), so a seed gives the same bits for
+// any OpenMP thread count.
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <omp.h>
 
 #include "backend/cpu.hpp"
+#include "cpu/tree_reduce.hpp"
 #include "random_state.hpp"
 
 namespace qmarg {
@@ -37,24 +39,17 @@ void set_uniform_superposition(std::complex<Real>* amps, Index size) {
 
 template <class Real>
 void set_random_state(std::complex<Real>* amps, Index size, std::uint64_t seed) {
-    // Norm in fixed chunks summed in order: independent of the thread count.
-    constexpr std::int64_t kChunk = 1 << 12;
+    // The norm as a fixed-order tree: independent of the thread count.
     const auto n = static_cast<std::int64_t>(size);
-    const std::int64_t chunks = (n + kChunk - 1) / kChunk;
-    std::vector<double> partial(static_cast<std::size_t>(chunks), 0.0);
-#pragma omp parallel for schedule(static)
-    for (std::int64_t c = 0; c < chunks; ++c) {
+    const double norm2 = tree_reduce<double>(size, [seed](Index begin, Index end) {
         double sum = 0;
-        const std::int64_t end = std::min(n, (c + 1) * kChunk);
-        for (std::int64_t i = c * kChunk; i < end; ++i) {
+        for (Index i = begin; i < end; ++i) {
             double re, im;
-            detail::gaussian_amplitude(seed, static_cast<std::uint64_t>(i), re, im);
+            detail::gaussian_amplitude(seed, i, re, im);
             sum += re * re + im * im;
         }
-        partial[static_cast<std::size_t>(c)] = sum;
-    }
-    double norm2 = 0;
-    for (double p : partial) norm2 += p;
+        return sum;
+    });
     const double scale = 1.0 / std::sqrt(norm2);
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < n; ++i) {
