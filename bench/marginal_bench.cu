@@ -18,6 +18,11 @@
 //    median of --qmarg_runs (20) timed runs after warm-up;
 //  - states that fit in L2 several times over are cloned and the runs rotate
 //    over the copies, so each run reads the state from memory, not from L2.
+// Beyond single marginals: "lists/.../all_single_qubits" times all n
+// single-qubit marginals in one call against one plain marginal, and
+// "conditional/.../k:K/condition:high|low" a conditional marginal given two
+// qubits (GB/s of the quarter of the state it reads); both checked first.
+//
 // Cells a strategy cannot run (bins beyond shared memory, partitions beyond free
 // memory) are reported as "not run: <the library's message>".
 //
@@ -56,6 +61,7 @@
 #include <utility>
 #include <vector>
 
+#include "backend/gpu.hpp"
 #include "bench_support.cuh"
 #include "format.hpp"
 #include "marginal_plan.cuh"
@@ -406,6 +412,123 @@ void marginal_cell(benchmark::State& st, int n, int k, Layout layout, MarginalSt
     st.SetLabel(label);
 }
 
+// All n single-qubit marginals in one call (gpu::marginal_probabilities_of_lists,
+// results kept on the device), next to one plain marginal ({n/2}, BinStationary)
+// timed in the same cell: "vs_one_marginal" is the time of all n over the time
+// of one. Checked first against one BinStationary marginal per qubit.
+template <class Real>
+void all_single_qubits_cell(benchmark::State& st, int n) {
+    auto& ws = Workspace<Real>::get();
+    std::vector<Qubits> lists;
+    for (int q = 0; q < n; ++q) lists.push_back({q});
+    double median_ms = 0, one_ms = 0;
+    std::vector<double> times;
+    try {
+        ws.prepare(n);
+        const double roofline_ms = ws.roofline_ms();
+        ws.out().resize(2 * static_cast<std::size_t>(n));
+        qmarg::gpu::marginal_probabilities_of_lists(ws.state().data(), n, lists, ws.out().data());
+        const std::vector<double> result = ws.out().to_host();
+        for (int q = 0; q < n; ++q) {
+            const std::vector<double> want =
+                qmarg::marginal_probabilities(ws.state(), {q}, MarginalOptions{MarginalStrategy::BinStationary});
+            const std::string mismatch =
+                compare({result[2 * q], result[2 * q + 1]}, want, std::is_same<Real, float>::value ? 1e-5 : 1e-9);
+            if (!mismatch.empty()) {
+                ++g_wrong_answers;
+                const std::string message = "WRONG ANSWER from all single-qubit marginals, qubit " + std::to_string(q) +
+                                            " against BinStationary: " + mismatch;
+                std::fprintf(stderr, "%s\n", message.c_str());
+                st.SkipWithError(message.c_str());
+                return;
+            }
+        }
+        std::size_t next = 0;
+        times = qmarg::bench::time_runs(
+            [&] {
+                qmarg::gpu::marginal_probabilities_of_lists(ws.state(next++).data(), n, lists, ws.out().data());
+            },
+            g_options.runs);
+        median_ms = qmarg::bench::median(times);
+        const Qubits middle = {n / 2};
+        one_ms = qmarg::bench::median(qmarg::bench::time_runs(
+            [&] {
+                qmarg::marginal_probabilities(ws.state(next++), middle, ws.out(),
+                                              MarginalOptions{MarginalStrategy::BinStationary});
+            },
+            g_options.runs));
+        set_bandwidth_counters(st, median_ms, roofline_ms, ws.state().bytes());
+    } catch (const std::exception& e) {
+        ++g_failed_cells;
+        st.SkipWithError(e.what());
+    }
+    for (auto _ : st) st.SetIterationTime(median_ms * 1e-3);
+    if (st.error_occurred()) return;
+    st.counters["n"] = n;
+    st.counters["k"] = 1;
+    st.counters["lists"] = n;
+    st.counters["runs"] = static_cast<double>(times.size());
+    st.counters["one_marginal_ms"] = one_ms;
+    st.counters["vs_one_marginal"] = median_ms / one_ms;
+    st.SetLabel("n=" + std::to_string(n) + ": all " + std::to_string(n) +
+                " single-qubit marginals in one call, checked against BinStationary per qubit");
+}
+
+// A conditional marginal of k low qubits given two qubits = {1, 0}: the two
+// highest ("high": qubits 0..k-1 listed) or the two lowest ("low": qubits
+// 2..k+1 listed; a warp's reads then skip three amplitudes in four). It reads a quarter of the state:
+// GB/s count those bytes, against the full-state read roofline. Checked first
+// against the BinStationary marginal of the listed and condition qubits,
+// sliced at the condition's values.
+template <class Real>
+void conditional_cell(benchmark::State& st, int n, int k, bool high) {
+    auto& ws = Workspace<Real>::get();
+    Qubits qubits(k);
+    for (int j = 0; j < k; ++j) qubits[j] = high ? j : j + 2;
+    const qmarg::Condition condition{high ? Qubits{n - 1, n - 2} : Qubits{0, 1}, {1, 0}};
+    const std::string label = "n=" + std::to_string(n) + " k=" + std::to_string(k) + " qubits " + to_text(qubits) +
+                              " given " + to_text(condition.qubits) + " = {1,0}";
+    double median_ms = 0;
+    std::vector<double> times;
+    try {
+        ws.prepare(n);
+        const double roofline_ms = ws.roofline_ms();
+        ws.out().resize(std::size_t{1} << k);
+        const auto run_once = [&](const StateVector<Real>& state) {
+            qmarg::gpu::conditional_marginal_probabilities(state.data(), n, qubits, condition.qubits,
+                                                           condition.values, ws.out().data());
+        };
+        run_once(ws.state());
+        const std::vector<double> result = ws.out().to_host();
+        Qubits joint = qubits;
+        joint.insert(joint.end(), condition.qubits.begin(), condition.qubits.end());
+        const std::vector<double> full =
+            qmarg::marginal_probabilities(ws.state(), joint, MarginalOptions{MarginalStrategy::BinStationary});
+        const std::vector<double> want(full.begin() + (std::size_t{1} << k), full.begin() + (std::size_t{2} << k));
+        const std::string mismatch = compare(result, want, std::is_same<Real, float>::value ? 1e-5 : 1e-9);
+        if (!mismatch.empty()) {
+            ++g_wrong_answers;
+            const std::string message = "WRONG ANSWER from the conditional marginal (" + label + "): " + mismatch;
+            std::fprintf(stderr, "%s\n", message.c_str());
+            st.SkipWithError(message.c_str());
+            return;
+        }
+        std::size_t next = 0;
+        times = qmarg::bench::time_runs([&] { run_once(ws.state(next++)); }, g_options.runs);
+        median_ms = qmarg::bench::median(times);
+        set_bandwidth_counters(st, median_ms, roofline_ms / 4, ws.state().bytes() / 4);
+    } catch (const std::exception& e) {
+        ++g_failed_cells;
+        st.SkipWithError(e.what());
+    }
+    for (auto _ : st) st.SetIterationTime(median_ms * 1e-3);
+    if (st.error_occurred()) return;
+    st.counters["n"] = n;
+    st.counters["k"] = k;
+    st.counters["runs"] = static_cast<double>(times.size());
+    st.SetLabel(label + ", checked against BinStationary");
+}
+
 template <class Real>
 void register_benchmarks(const std::vector<int>& ns) {
     const std::string precision = std::is_same<Real, float>::value ? "float" : "double";
@@ -419,6 +542,23 @@ void register_benchmarks(const std::vector<int>& ns) {
             ->UseManualTime()
             ->Iterations(1)
             ->Unit(benchmark::kMillisecond);
+        benchmark::RegisterBenchmark(("lists" + prefix + "/all_single_qubits").c_str(),
+                                     [n](benchmark::State& st) { all_single_qubits_cell<Real>(st, n); })
+            ->UseManualTime()
+            ->Iterations(1)
+            ->Unit(benchmark::kMillisecond);
+        for (int k : {1, 5, 10}) {
+            if (k + 2 >= n) continue;
+            for (bool high : {true, false}) {
+                const std::string name =
+                    "conditional" + prefix + "/k:" + std::to_string(k) + "/condition:" + (high ? "high" : "low");
+                benchmark::RegisterBenchmark(name.c_str(),
+                                             [=](benchmark::State& st) { conditional_cell<Real>(st, n, k, high); })
+                    ->UseManualTime()
+                    ->Iterations(1)
+                    ->Unit(benchmark::kMillisecond);
+            }
+        }
         for (int k : g_options.ks) {
             if (k >= n) continue;
             for (Layout layout :

@@ -46,6 +46,27 @@ void check_qubit_list(const Qubits& qubits, int num_qubits, const char* what) {
     check_distinct(qubits, what);
 }
 
+void check_condition(const Qubits& qubits, const Qubits& condition_qubits, const std::vector<int>& condition_values,
+                     int num_qubits) {
+    for (int q : condition_qubits) check_in_range(q, num_qubits, "condition qubit list");
+    check_distinct(condition_qubits, "condition qubit list");
+    for (int c : condition_qubits) {
+        if (std::find(qubits.begin(), qubits.end(), c) != qubits.end()) {
+            throw Error("qubit " + std::to_string(c) + " is both a marginal qubit and a condition qubit");
+        }
+    }
+    if (condition_values.size() != condition_qubits.size()) {
+        throw Error("the condition has " + counted(condition_values.size(), "value", "values") + " for " +
+                    counted(condition_qubits.size(), "qubit", "qubits") + ": give one value per condition qubit");
+    }
+    for (std::size_t i = 0; i < condition_values.size(); ++i) {
+        if (condition_values[i] != 0 && condition_values[i] != 1) {
+            throw Error("condition value " + std::to_string(condition_values[i]) + " for condition qubit " +
+                        std::to_string(condition_qubits[i]) + " must be 0 or 1");
+        }
+    }
+}
+
 void check_gate(int num_qubits, const Qubits& targets, const Matrix& matrix, const Qubits& controls,
                 const std::vector<int>& control_values) {
     check_qubit_list(targets, num_qubits, "target list");

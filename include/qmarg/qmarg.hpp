@@ -9,6 +9,7 @@
 #include "qmarg/error.hpp"
 #include "qmarg/gates.hpp"
 #include "qmarg/marginal.hpp"
+#include "qmarg/marginal_queries.hpp"
 #include "qmarg/matrix.hpp"
 #include "qmarg/qasm.hpp"
 #include "qmarg/reductions.hpp"

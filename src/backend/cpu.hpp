@@ -23,6 +23,19 @@ template <class Real> void set_random_state(std::complex<Real>* amps, Index size
 template <class Real>
 std::vector<double> marginal_probabilities(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits);
 
+// src/cpu/marginal_queries.cpp (conventions in qmarg/marginal_queries.hpp).
+// condition_qubits/condition_values: m qubits outside `qubits` and their 0/1 values.
+template <class Real>
+std::vector<std::vector<double>> marginal_probabilities_of_lists(const std::complex<Real>* amps, int num_qubits,
+                                                                 const std::vector<Qubits>& lists);
+template <class Real>
+std::vector<double> conditional_marginal_probabilities(const std::complex<Real>* amps, int num_qubits,
+                                                       const Qubits& qubits, const Qubits& condition_qubits,
+                                                       const std::vector<int>& condition_values);
+template <class Real>
+double outcome_probability(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits,
+                           std::uint64_t outcome);
+
 // src/cpu/read_roofline.cpp: the sum of every real and imaginary part, read
 // in parallel: the CPU's read roofline (qmarg/benchmark.hpp).
 template <class Real> double read_roofline(const std::complex<Real>* amps, Index size);

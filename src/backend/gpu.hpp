@@ -66,6 +66,21 @@ template <class Real>
 void marginal_probabilities(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits, double* out,
                             MarginalStrategy strategy);
 
+// cuda/marginal_lists.cu: the marginals of every list, concatenated in list
+// order into `out` (sum of 2^k_j doubles). The plan is in qmarg/marginal_queries.hpp.
+template <class Real>
+void marginal_probabilities_of_lists(const std::complex<Real>* amps, int num_qubits, const std::vector<Qubits>& lists,
+                                     double* out);
+// cuda/marginal_conditional.cu: writes the 2^k conditional marginal to `out`.
+template <class Real>
+void conditional_marginal_probabilities(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits,
+                                        const Qubits& condition_qubits, const std::vector<int>& condition_values,
+                                        double* out);
+// cuda/marginal_conditional.cu: tree reduction over the 2^(n-k) matching amplitudes.
+template <class Real>
+double outcome_probability(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits,
+                           std::uint64_t outcome);
+
 // cuda/benchmark.cu: per-run milliseconds (conventions in qmarg/benchmark.hpp).
 // time_marginal_ms keeps the 2^k results in a device temporary.
 template <class Real>
