@@ -16,11 +16,17 @@ namespace qmarg {
 // have on a GPU state (apply_matrix).
 constexpr int kMaxFusedQubits = 10;
 
-// The fusion width that `qmarg run` uses unless told otherwise. On an H100 a
-// dense gate on up to 3 qubits runs at the copy floor for any targets and on
-// 4 qubits for all but the 4 lowest ones, while 5 qubits cost 7 to 17 copies
-// (bench/results/apply_matrix_H100.json); 4 gives the fewest passes of those
-// that stay at the floor. To be confirmed by bench/circuit_fusion_bench.cu.
+// The fusion width that `qmarg run` uses unless told otherwise. On an H100
+// (bench/results/apply_matrix_H100.json, n = 30, double) a dense gate on up to
+// 3 qubits runs at the copy floor for any targets, on 4 qubits at the floor
+// except with all 4 on the lowest qubits (3.5 copies), and on 5 qubits costs 7
+// to 17 copies. The random 28-qubit circuit of bench/circuit_fusion_bench.cu
+// (840 operations) fuses into 271 / 158 / 97 / 81 operations for m = 2 / 3 /
+// 4 / 5; 28 of the 97 4-qubit-wide ones touch a qubit below 3. So m = 4 costs
+// between 97 copies (if only the all-low layout is slow) and about 167 (if
+// every one with a low target is), against 158 for m = 3, and m = 5 pays far
+// more for its 37 five-qubit gates than it saves. A reasoned choice, still to be
+// confirmed on the H100 by bench/circuit_fusion_bench.cu.
 constexpr int kDefaultFusedQubits = 4;
 
 // Returns `circuit` with its operations fused: everything but `operations` is
