@@ -255,7 +255,9 @@ TEST(FuseGates, DiagonalAndPermutationStructureSurvives) {
             int nonzero = 0;
             for (int col = 0; col < m.dim(); ++col) nonzero += m(r, col) != Complex(0);
             EXPECT_EQ(nonzero, 1) << fused.operations[0].name << " row " << r;
-            if (c == &circuit) EXPECT_NE(m(r, r), Complex(0)) << "row " << r;
+            if (c == &circuit) {
+                EXPECT_NE(m(r, r), Complex(0)) << "row " << r;
+            }
         }
     }
 }
