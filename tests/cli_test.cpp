@@ -143,10 +143,38 @@ TEST(Cli, ReadsStandardInputAndReportsAllQubitsWhenNothingIsMeasured) {
 }
 
 TEST(Cli, ProgressLinesOnStderr) {
-    const Result r = qmarg_cli("run " + example("random_circuit.qasm") + " --device cpu --progress-interval 0");
+    const Result r =
+        qmarg_cli("run " + example("random_circuit.qasm") + " --device cpu --progress-interval 0 --fuse 0");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.err.find("qmarg: applied 40/80 operations (50%)"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("qmarg: applied 80/80 operations (100%)"), std::string::npos) << r.err;
+}
+
+// --fuse changes how many passes run, not the answer; it says what it did.
+TEST(Cli, FusedAndUnfusedRunsAgree) {
+    auto probabilities = [](const Result& r) {
+        std::map<std::string, double> p;
+        for (const auto& row : nlohmann::json::parse(r.out)["probabilities"]) p[row["outcome"]] = row["probability"];
+        return p;
+    };
+    const std::string run = "run " + example("random_circuit.qasm") + " --device cpu --format json --threshold 0";
+    const Result plain = qmarg_cli(run + " --fuse 0");
+    ASSERT_EQ(plain.exit_code, 0) << plain.err;
+    EXPECT_EQ(plain.err.find("fused into"), std::string::npos) << plain.err;
+    const auto expected = probabilities(plain);
+    for (const std::string fuse : {"", " --fuse 1", " --fuse 3", " --fuse 10"}) {
+        SCOPED_TRACE("options:" + fuse);
+        const Result fused = qmarg_cli(run + fuse);
+        ASSERT_EQ(fused.exit_code, 0) << fused.err;
+        EXPECT_NE(fused.err.find("qmarg: fused into "), std::string::npos) << fused.err;
+        const auto actual = probabilities(fused);
+        ASSERT_EQ(actual.size(), expected.size());
+        for (const auto& [outcome, p] : expected) EXPECT_NEAR(actual.at(outcome), p, 1e-12) << outcome;
+    }
+    const Result wide = qmarg_cli(run + " --fuse 11");
+    EXPECT_EQ(wide.exit_code, 2);
+    EXPECT_EQ(wide.err.rfind("qmarg: error: --fuse: ", 0), 0u) << wide.err;
+    EXPECT_NE(wide.err.find("10"), std::string::npos) << wide.err;
 }
 
 TEST(Cli, AutoDeviceSaysWhichDeviceItUsed) {

@@ -78,4 +78,15 @@ using RunProgress = std::function<void(std::size_t, std::size_t)>;
 template <class Real>
 void run(StateVector<Real>& state, const Circuit& circuit, const RunProgress& progress = {});
 
+struct RunOptions {
+    // 0: apply the operations as written; m in 1..10: apply
+    // fuse_gates(circuit, m) (qmarg/fusion.hpp) instead, and report progress
+    // in fused operations.
+    int fuse_qubits = 0;
+};
+
+template <class Real>
+void run(StateVector<Real>& state, const Circuit& circuit, const RunOptions& options,
+         const RunProgress& progress = {});
+
 }  // namespace qmarg

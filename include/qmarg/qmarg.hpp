@@ -7,6 +7,7 @@
 #include "qmarg/device.hpp"
 #include "qmarg/device_buffer.hpp"
 #include "qmarg/error.hpp"
+#include "qmarg/fusion.hpp"
 #include "qmarg/gates.hpp"
 #include "qmarg/marginal.hpp"
 #include "qmarg/marginal_queries.hpp"

@@ -1,6 +1,7 @@
 // qmarg run: read an OpenQASM 2.0 circuit, simulate it on the GPU or the CPU,
 // and print the marginal distribution of the measured qubits (or of --qubits),
-// or sampled counts with --shots.
+// or sampled counts with --shots. Gates are fused first (--fuse, default
+// qmarg::kDefaultFusedQubits): fewer, wider gates mean fewer passes over the state.
 //
 // stdout carries only the result (so it can be piped); what was chosen, how
 // long it took and progress on long circuits go to stderr.
@@ -39,6 +40,7 @@ struct RunOptions {
     bool seed_given = false;
     bool quiet = false;
     double progress_interval = 1.0;
+    int fuse = qmarg::kDefaultFusedQubits;
 };
 
 using Clock = std::chrono::steady_clock;
@@ -155,15 +157,21 @@ private:
 // `note` says where it runs; it is printed once the state exists, so that a
 // state that does not fit is one line of error and nothing else.
 template <class Real>
-void simulate(const RunOptions& options, const qmarg::Circuit& circuit, qmarg::Device device,
+void simulate(const RunOptions& options, const qmarg::Circuit& written, qmarg::Device device,
               const std::string& note, Report& report) {
-    check_size(circuit, sizeof(std::complex<Real>), device);
+    check_size(written, sizeof(std::complex<Real>), device);
     const auto start = Clock::now();
+    const qmarg::Circuit circuit = options.fuse > 0 ? qmarg::fuse_gates(written, options.fuse) : written;
+    const double fuse_seconds = seconds_since(start);
     qmarg::StateVector<Real> state(circuit.num_qubits, device);
     if (!options.quiet) {
         std::fprintf(stderr, "qmarg: %s: %d qubits, %zu operations; running on %s in %s precision\n",
-                     circuit.source_name.c_str(), circuit.num_qubits, circuit.operations.size(), note.c_str(),
+                     circuit.source_name.c_str(), circuit.num_qubits, written.operations.size(), note.c_str(),
                      options.precision.c_str());
+        if (options.fuse > 0) {
+            std::fprintf(stderr, "qmarg: fused into %zu operations on at most %d qubits in %.3f s (--fuse 0: as written)\n",
+                         circuit.operations.size(), options.fuse, fuse_seconds);
+        }
         if (options.shots > 0 && !options.seed_given) {
             std::fprintf(stderr, "qmarg: sampling with seed %llu (pass --seed to repeat)\n",
                          static_cast<unsigned long long>(options.seed));
@@ -262,6 +270,11 @@ void add_run_command(CLI::App& app) {
     cmd->add_option("--progress-interval", options->progress_interval,
                     "Seconds between progress lines on stderr while operations are applied")
         ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    cmd->add_option("--fuse", options->fuse,
+                    "Multiply consecutive gates into gates on at most M qubits before running (0: run the gates as "
+                    "written)")
+        ->check(CLI::Range(0, qmarg::kMaxFusedQubits))
         ->capture_default_str();
     cmd->callback([options]() { run(*options); });
 }
