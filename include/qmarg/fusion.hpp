@@ -16,18 +16,17 @@ namespace qmarg {
 // have on a GPU state (apply_matrix).
 constexpr int kMaxFusedQubits = 10;
 
-// The fusion width that `qmarg run` uses unless told otherwise. On an H100
-// (bench/results/apply_matrix_H100.json, n = 30, double) a dense gate on up to
-// 3 qubits runs at the copy floor for any targets, on 4 qubits at the floor
-// except with all 4 on the lowest qubits (3.5 copies), and on 5 qubits costs 7
-// to 17 copies. The random 28-qubit circuit of bench/circuit_fusion_bench.cu
-// (840 operations) fuses into 271 / 158 / 97 / 81 operations for m = 2 / 3 /
-// 4 / 5; 28 of the 97 4-qubit-wide ones touch a qubit below 3. So m = 4 costs
-// between 97 copies (if only the all-low layout is slow) and about 167 (if
-// every one with a low target is), against 158 for m = 3, and m = 5 pays far
-// more for its 37 five-qubit gates than it saves. A reasoned choice, still to be
-// confirmed on the H100 by bench/circuit_fusion_bench.cu.
-constexpr int kDefaultFusedQubits = 4;
+// The fusion width that `qmarg run` uses unless told otherwise. Measured on an
+// H100 with bench/circuit_fusion_bench.cu (a random 28-qubit circuit of depth
+// 20, 840 operations, fused into 271 / 158 / 97 / 81 operations for m = 2 / 3 /
+// 4 / 5; bench/results/circuit_fusion_H100.json), ms per circuit:
+//   double: unfused 2209, m = 2 825, m = 3 501, m = 4 571, m = 5 1700
+//   float:  unfused 1156, m = 2 443, m = 3 273, m = 4 209, m = 5 460
+// m = 3 is fastest in double (4.4x) and close in float (4.2x against 5.5x at
+// m = 4): every gate on up to 3 qubits runs at the copy floor, while a third
+// of the 4-qubit groups touch the lowest qubits, where the 4-qubit kernel is
+// slower, and 5-qubit gates cost 7 to 17 copies of the state.
+constexpr int kDefaultFusedQubits = 3;
 
 // Returns `circuit` with its operations fused: everything but `operations` is
 // copied, and each new operation is either an operation of `circuit`
