@@ -2,7 +2,9 @@
 """Bar plot of reduction_bench results: GB/s of state read per variant (the
 seed's ladder v1..v7, CUB, the library's kernel and library call), one panel
 per qubit count, with the read roofline of the same run drawn as a line and
-each bar labelled with its share of the roofline.
+each bar labelled with its share of the roofline. Library calls (and the
+"read roofline as a call" bar, their like-for-like floor) include the launch and
+the synchronisation that returns the result to the host, timed on the host clock.
 
 Reads the Google Benchmark JSON written by
     reduction_bench --benchmark_out=FILE.json --benchmark_out_format=json
@@ -34,6 +36,7 @@ LADDER = [
 OTHERS = [
     ("cub/transform_reduce", "CUB\nTransformReduce"),
     ("ours/total_probability_kernel", "ours |a|^2\nkernel"),
+    ("roofline/read_call", "read roofline\nas a call (sync)"),
     ("ours/total_probability", "ours total_prob.\nlibrary call"),
     ("ours/expectation_z_kernel", "ours <Z..Z>\nkernel"),
     ("cub/expectation_z", "CUB <Z..Z>"),
