@@ -21,6 +21,26 @@ const char* to_string(MarginalStrategy strategy) {
     return "unknown";
 }
 
+namespace {
+
+// The GPU strategy to run: Auto stays Auto unless determinism is asked for,
+// which a seed strategy cannot give (MarginalOptions::deterministic).
+MarginalStrategy gpu_strategy(const MarginalOptions& options) {
+    if (!options.deterministic) return options.strategy;
+    switch (options.strategy) {
+        case MarginalStrategy::Auto:
+        case MarginalStrategy::BinStationary: return MarginalStrategy::BinStationary;
+        case MarginalStrategy::GlobalAtomic:
+        case MarginalStrategy::SharedPrivatized:
+        case MarginalStrategy::Partitioned: break;
+    }
+    throw Error(std::string("marginal strategy ") + to_string(options.strategy) +
+                " is not deterministic (its floating-point atomic additions run in a different order on every "
+                "call); with MarginalOptions::deterministic = true use BinStationary or Auto");
+}
+
+}  // namespace
+
 template <class Real>
 std::vector<double> marginal_probabilities(const StateVector<Real>& state, const Qubits& qubits,
                                            const MarginalOptions& options) {
@@ -42,8 +62,9 @@ void marginal_probabilities(const StateVector<Real>& state, const Qubits& qubits
                             const MarginalOptions& options) {
     validation::check_on_gpu(state.device(), "marginal_probabilities into a DeviceBuffer");
     validation::check_qubit_list(qubits, state.num_qubits(), "marginal qubit list");
+    const MarginalStrategy strategy = gpu_strategy(options);
     out.resize(std::size_t{1} << qubits.size());
-    QMARG_GPU_CALL(gpu::marginal_probabilities(state.data(), state.num_qubits(), qubits, out.data(), options.strategy));
+    QMARG_GPU_CALL(gpu::marginal_probabilities(state.data(), state.num_qubits(), qubits, out.data(), strategy));
 }
 
 template std::vector<double> marginal_probabilities(const StateVector<float>&, const Qubits&, const MarginalOptions&);

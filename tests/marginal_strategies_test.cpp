@@ -428,3 +428,42 @@ TYPED_TEST(MarginalStrategiesTest, BinStationaryIsBitwiseRepeatable) {
 }
 
 }  // namespace
+
+namespace {
+
+// MarginalOptions::deterministic: the seed strategies refuse it by name, and
+// Auto and BinStationary under it give BinStationary's bits on every call.
+TYPED_TEST(MarginalStrategiesTest, DeterministicRequestRefusesTheSeedStrategies) {
+    const std::uint64_t seed = fresh_seed();
+    SCOPED_TRACE("random seed " + std::to_string(seed));
+    const StateVector<TypeParam> state = random_gpu_state<TypeParam>(14, seed);
+    const Qubits qubits = {13, 0, 6};
+    for (MarginalStrategy strategy :
+         {MarginalStrategy::GlobalAtomic, MarginalStrategy::SharedPrivatized, MarginalStrategy::Partitioned}) {
+        MarginalOptions options{strategy};
+        options.deterministic = true;
+        try {
+            qmarg::marginal_probabilities(state, qubits, options);
+            ADD_FAILURE() << "expected an Error from " << qmarg::to_string(strategy) << " with deterministic = true";
+        } catch (const qmarg::Error& e) {
+            EXPECT_EQ(std::string(e.what()),
+                      std::string("marginal strategy ") + qmarg::to_string(strategy) +
+                          " is not deterministic (its floating-point atomic additions run in a different order on "
+                          "every call); with MarginalOptions::deterministic = true use BinStationary or Auto");
+        }
+    }
+    const std::vector<double> engine =
+        qmarg::marginal_probabilities(state, qubits, MarginalOptions{MarginalStrategy::BinStationary});
+    for (MarginalStrategy strategy : {MarginalStrategy::Auto, MarginalStrategy::BinStationary}) {
+        MarginalOptions options{strategy};
+        options.deterministic = true;
+        for (int repeat = 0; repeat < 3; ++repeat) {
+            const std::vector<double> got = qmarg::marginal_probabilities(state, qubits, options);
+            ASSERT_EQ(got.size(), engine.size());
+            EXPECT_EQ(0, std::memcmp(got.data(), engine.data(), got.size() * sizeof(double)))
+                << qmarg::to_string(strategy) << " repeat " << repeat;
+        }
+    }
+}
+
+}  // namespace

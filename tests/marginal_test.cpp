@@ -174,6 +174,9 @@ TYPED_TEST(CpuMarginalThreads, AnyThreadCountMatchesAndRepeatsExactly) {
             const auto first = qmarg::marginal_probabilities(state, qubits);
             expect_bins_near(first, projector_expectations(amps, qubits));
             EXPECT_EQ(qmarg::marginal_probabilities(state, qubits), first);
+            qmarg::MarginalOptions deterministic;
+            deterministic.deterministic = true;  // always met on the CPU: the same bits
+            EXPECT_EQ(qmarg::marginal_probabilities(state, qubits, deterministic), first);
         }
     }
     omp_set_num_threads(saved_threads);

@@ -19,10 +19,12 @@ namespace qmarg {
 // How the GPU computes a marginal. The CPU backend has one algorithm
 // (per-thread bins merged in a fixed order) and accepts only Auto.
 //
-// Determinism: every GPU strategy below adds floating-point probabilities with
-// atomics whose order changes from run to run, so repeated calls on the same
-// state agree to rounding (a relative difference of order 1e-16 * sqrt(2^(n-k))
-// per bin) but are not bitwise identical.
+// Determinism: the seed strategies (GlobalAtomic, SharedPrivatized,
+// Partitioned) add floating-point probabilities with atomics whose order
+// changes from run to run, so repeated calls on the same state agree to
+// rounding (a relative difference of order 1e-16 * sqrt(2^(n-k)) per bin) but
+// are not bitwise identical. BinStationary, and so Auto, is deterministic; see
+// MarginalOptions::deterministic for the guarantee.
 //
 // Limits: an explicitly requested strategy that cannot run a case throws
 // qmarg::Error saying why and what would fit; it never falls back silently.
@@ -114,6 +116,24 @@ const char* to_string(MarginalStrategy strategy);
 
 struct MarginalOptions {
     MarginalStrategy strategy = MarginalStrategy::Auto;
+
+    // Asks for bitwise-reproducible results. Guarantee: the same state (the
+    // same bits), the same qubit list in the same order and the same precision
+    // give bitwise-identical results on every call, in every process, on any
+    // GPU, whatever else runs on it. It holds because the deterministic paths
+    // use no floating-point atomics and their launch shape, and with it the
+    // order of every addition, is a function of (n, qubits) alone: nothing
+    // depends on the device, timing or which block finishes first. The CPU
+    // backend always gives this guarantee on its own (fixed chunks summed in
+    // a fixed order, whatever the number of threads); CPU and GPU results
+    // differ from each other by rounding.
+    //
+    // With deterministic = true, Auto picks among deterministic strategies
+    // only (today it picks BinStationary in every case anyway, at no cost: it
+    // is also the fastest), and an explicit seed strategy throws qmarg::Error.
+    // With false (the default) every strategy may run; Auto is deterministic
+    // today but is not promised to stay so.
+    bool deterministic = false;
 };
 
 template <class Real>
