@@ -8,6 +8,8 @@
       Written as <DIR>/<file stem>_<precision>_gbps.png and ..._ratio.png.
       With --merge NAME, the records of all the files (say, a sweep run as
       several commands) are plotted together as <DIR>/NAME_<precision>_....
+      With --against k, the x axis is k and there is one column per n instead
+      (the files are then named ..._gbps_vs_k.png and ..._ratio_vs_k.png).
 
   plot.py --compare BEFORE.json AFTER.json [--out-dir DIR] [--name NAME]
       For each precision in both runs, AFTER's GB/s over BEFORE's for every
@@ -68,26 +70,26 @@ def title_of(data, path):
     return f"{os.path.basename(path)}: " + ", ".join(p for p in parts if p)
 
 
-def panel_grid(plt, layouts, ks):
-    fig, axes = plt.subplots(len(layouts), len(ks), figsize=(3.2 * len(ks) + 1, 2.6 * len(layouts) + 1),
+def panel_grid(plt, layouts, columns, column="k", x_label="n (qubits)"):
+    fig, axes = plt.subplots(len(layouts), len(columns), figsize=(3.2 * len(columns) + 1, 2.6 * len(layouts) + 1),
                              squeeze=False, sharex=True)
     for row, layout in enumerate(layouts):
-        for col, k in enumerate(ks):
+        for col, value in enumerate(columns):
             ax = axes[row][col]
             ax.grid(True, alpha=0.3)
             if row == 0:
-                ax.set_title(f"k = {k}")
+                ax.set_title(f"{column} = {value}")
             if col == 0:
                 ax.set_ylabel(layout)
             if row == len(layouts) - 1:
-                ax.set_xlabel("n (qubits)")
+                ax.set_xlabel(x_label)
     return fig, axes
 
 
-def finish(fig, axes, title, target, ns):
+def finish(fig, axes, title, target, ticks):
     handles, labels = {}, []
     for ax in axes.flat:
-        ax.set_xticks(ns)
+        ax.set_xticks(ticks)
         for h, label in zip(*ax.get_legend_handles_labels()):
             if label not in handles:
                 handles[label] = h
@@ -99,40 +101,48 @@ def finish(fig, axes, title, target, ns):
     print(target)
 
 
-def plot_file(plt, path, out_dir, data=None, stem=None):
+def plot_file(plt, path, out_dir, data=None, stem=None, against="n"):
+    """against="n": x = n, one column per k; against="k": x = k, one column per n."""
     data = data or load(path)
     stem = stem or os.path.splitext(os.path.basename(path))[0]
+    column = "k" if against == "n" else "n"
+    x_label = "n (qubits)" if against == "n" else "k (qubits in the marginal)"
+    suffix = "" if against == "n" else "_vs_k"
     records = ran(data["records"])
     written = []
     for precision in ordered((r["precision"] for r in records), ["double", "float"]):
         rows = [r for r in records if r["precision"] == precision]
         layouts = ordered((r["layout"] for r in rows), LAYOUT_ORDER)
-        ks = sorted({r["k"] for r in rows})
+        columns = sorted({r[column] for r in rows})
         strategies = ordered((r["strategy"] for r in rows), STRATEGY_ORDER)
         roofline = {}
         for r in rows:
             roofline[r["n"]] = r["roofline_gb_per_s"]
         for metric, label in (("gb_per_s", "GB/s of state read"), ("roofline_ratio", "ratio to the read roofline")):
-            fig, axes = panel_grid(plt, layouts, ks)
+            fig, axes = panel_grid(plt, layouts, columns, column, x_label)
             for row, layout in enumerate(layouts):
-                for col, k in enumerate(ks):
+                for col, value in enumerate(columns):
                     ax = axes[row][col]
                     for strategy in strategies:
-                        points = sorted((r["n"], r[metric]) for r in rows
-                                        if r["layout"] == layout and r["k"] == k and r["strategy"] == strategy)
+                        points = sorted((r[against], r[metric]) for r in rows
+                                        if r["layout"] == layout and r[column] == value and r["strategy"] == strategy)
                         if points:
                             ax.plot(*zip(*points), marker="o", markersize=3, label=strategy,
-                                color=f"C{strategies.index(strategy)}")
+                                    color=f"C{strategies.index(strategy)}")
                     if metric == "gb_per_s":
-                        ns = sorted(n for n in roofline if n > k)
-                        ax.plot(ns, [roofline[n] for n in ns], "k--", linewidth=1, label="read roofline")
+                        if against == "n":
+                            ns = sorted(n for n in roofline if n > value)
+                            ax.plot(ns, [roofline[n] for n in ns], "k--", linewidth=1, label="read roofline")
+                        else:
+                            ax.axhline(roofline[value], color="k", linestyle="--", linewidth=1, label="read roofline")
                         ax.set_ylim(bottom=0)
                     else:
                         ax.axhline(1.0, color="k", linestyle="--", linewidth=1)
                         ax.set_ylim(0, max(1.1, 1.05 * max(r[metric] for r in rows)))
-            target = os.path.join(out_dir, f"{stem}_{precision}_{'gbps' if metric == 'gb_per_s' else 'ratio'}.png")
+            kind = "gbps" if metric == "gb_per_s" else "ratio"
+            target = os.path.join(out_dir, f"{stem}_{precision}_{kind}{suffix}.png")
             finish(fig, axes, f"{title_of(data, path)}\n{precision}: {label}", target,
-                   sorted({r["n"] for r in rows}))
+                   sorted({r[against] for r in rows}))
             plt.close(fig)
             written.append(target)
     return written
@@ -187,9 +197,13 @@ def main(argv):
     parser.add_argument("--name", default=None, help="file name stem of the --compare plots")
     parser.add_argument("--merge", default=None, metavar="NAME",
                         help="plot the records of all RESULTS.json together, as NAME_<precision>_*.png")
+    parser.add_argument("--against", choices=("n", "k"), default="n",
+                        help="the x axis: n with one column per k (default), or k with one column per n")
     args = parser.parse_args(argv)
     if bool(args.files) == bool(args.compare):
         parser.error("give either one or more RESULTS.json or --compare BEFORE.json AFTER.json")
+    if args.compare and args.against != "n":
+        parser.error("--against applies to plots of runs, not to --compare")
     inputs = args.compare or args.files
     out_dir = args.out_dir or os.path.dirname(os.path.abspath(inputs[0]))
     if not os.path.isdir(out_dir):
@@ -211,10 +225,10 @@ def main(argv):
             keys = [(r["precision"], r["n"], r["k"], r["layout"], r["strategy"]) for r in data["records"]]
             if len(set(keys)) != len(keys):
                 raise InputError("--merge: the files share cases; merge runs of different n or precisions")
-            plot_file(plt, args.merge, out_dir, data, args.merge)
+            plot_file(plt, args.merge, out_dir, data, args.merge, args.against)
         else:
             for path in args.files:
-                plot_file(plt, path, out_dir)
+                plot_file(plt, path, out_dir, against=args.against)
     except InputError as e:
         sys.exit(f"plot.py: error: {e}")
 

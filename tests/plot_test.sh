@@ -23,6 +23,10 @@ test -s "$work/cmp_double.png" || { echo "plot_test: cmp_double.png was not writ
 "$tool" bench marginal --device cpu --n 14 --k 2 --runs 3 --seed 3 -q --out "$work/more.json" > /dev/null
 "$python" "$source/bench/plot.py" --out-dir "$work" --merge merged "$work/run.json" "$work/more.json"
 test -s "$work/merged_float_ratio.png" || { echo "plot_test: merged_float_ratio.png was not written"; exit 1; }
+"$python" "$source/bench/plot.py" --out-dir "$work" --against k --merge merged "$work/run.json" "$work/more.json"
+for png in merged_double_gbps_vs_k merged_float_ratio_vs_k; do
+    test -s "$work/$png.png" || { echo "plot_test: $png.png was not written"; exit 1; }
+done
 echo '{"records": 3}' > "$work/bad.json"
 if "$python" "$source/bench/plot.py" --out-dir "$work" "$work/bad.json" 2> "$work/bad.err"; then
     echo "plot_test: bad input was accepted"; exit 1
