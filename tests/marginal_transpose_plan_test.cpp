@@ -129,8 +129,10 @@ void emulate_block(const TransposePlan& plan, int n, const Qubits& qubits, std::
             std::vector<std::vector<std::uint32_t>> warp_slots(values);
             for (unsigned lane = 0; lane < 32; ++lane) {
                 const unsigned thread = 32 * warp + lane;
-                const std::uint64_t thread_bin = transpose_block_bin(plan, block) | transpose_out_thread_bin(plan, thread);
-                const std::uint32_t slot = transpose_sum_thread_slot(plan, thread) ^ transpose_sum_step_slot(plan, step);
+                const std::uint64_t thread_bin =
+                    transpose_block_bin(plan, block) | transpose_out_thread_bin(plan, thread);
+                const std::uint32_t slot =
+                    transpose_sum_thread_slot(plan, thread) ^ transpose_sum_step_slot(plan, step);
                 const std::uint64_t bin = thread_bin | transpose_out_step_bin(plan, step);
                 ASSERT_LT(bin, std::uint64_t{1} << k);
                 for (unsigned value = 0; value < values; ++value) {
@@ -143,7 +145,8 @@ void emulate_block(const TransposePlan& plan, int n, const Qubits& qubits, std::
                     ASSERT_EQ(qmarg::gather_bits(index, qubits.data(), k), bin)
                         << "amplitude " << index << " summed into bin " << bin << " (block " << block << ", thread "
                         << thread << ", step " << step << ", value " << value << ")";
-                    ASSERT_EQ(qmarg::gather_bits(index, unselected.data(), static_cast<int>(unselected.size())), value) << "summation order, amplitude " << index;
+                    ASSERT_EQ(qmarg::gather_bits(index, unselected.data(), static_cast<int>(unselected.size())), value)
+                        << "summation order, amplitude " << index;
                 }
                 if (written) ++(*written)[bin];
             }
