@@ -23,6 +23,11 @@
 // "conditional/.../k:K/condition:high|low" a conditional marginal given two
 // qubits (GB/s of the quarter of the state it reads); both checked first.
 //
+// k close to n: "near_n/.../k:K/LAYOUT/PATH" for k = n, n-1, n-2, n-3 (low,
+// scattered, descending, random), BinStationary and its streaming and
+// transposed paths apart, with "roofline_ratio_io" counting the output bytes
+// written as well as the state bytes read (see near_n_cell).
+//
 // Cells a strategy cannot run (bins beyond shared memory, partitions beyond free
 // memory) are reported as "not run: <the library's message>".
 //
@@ -57,6 +62,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -64,7 +70,9 @@
 #include "backend/gpu.hpp"
 #include "bench_support.cuh"
 #include "format.hpp"
+#include "marginal_common.cuh"
 #include "marginal_plan.cuh"
+#include "marginal_transpose_plan.hpp"
 #include "qmarg/qmarg.hpp"
 
 namespace {
@@ -529,6 +537,118 @@ void conditional_cell(benchmark::State& st, int n, int k, bool high) {
     st.SetLabel(label + ", checked against BinStationary");
 }
 
+// k close to n ("near_n/.../k:K/LAYOUT/PATH"): the output, 8 x 2^k bytes, is
+// 1/16 to 1/2 of a double state's bytes (1/8 to all of a float state's), so
+// besides the usual counters "roofline_ratio_io" counts the bytes read plus
+// the bytes written: (state bytes + 8 x 2^k) / time over the read roofline's
+// GB/s. PATH is BinStationary as the library runs it, or one of its two paths
+// called alone: "streaming" (the engine's lanes write their own bins) and
+// "transposed" (tiles staged in shared memory, k >= n - 3 only); see
+// cuda/marginal_transpose.cu. Checked first against the CPU reference for
+// n <= 24, otherwise against GlobalAtomic (which adds a bin's few amplitudes
+// in another order); the reference of the last case is kept for the next path.
+enum class NearPath { Library, Streaming, Transposed };
+
+const char* to_string(NearPath path) {
+    switch (path) {
+        case NearPath::Library: return "BinStationary";
+        case NearPath::Streaming: return "streaming";
+        case NearPath::Transposed: return "transposed";
+    }
+    return "?";
+}
+
+template <class Real>
+void near_n_cell(benchmark::State& st, int n, int k, Layout layout, NearPath path) {
+    auto& ws = Workspace<Real>::get();
+    const Qubits qubits = layout_qubits(layout, n, k);
+    std::string label = "n=" + std::to_string(n) + " k=" + std::to_string(k) + " " + to_string(layout) + " " +
+                        to_text(qubits) + " " + to_string(path);
+    double median_ms = 0;
+    std::vector<double> times;
+    // The reference of the last (n, k, layout), shared by the cells of its paths.
+    static std::tuple<int, int, Layout> reference_case{-1, -1, Layout::Low};
+    static std::vector<double> reference_bins;
+    static std::string reference_name;
+    try {
+        ws.prepare(n);
+        const double roofline_ms = ws.roofline_ms();
+        ws.out().resize(std::size_t{1} << k);
+        const auto run_once = [&](const StateVector<Real>& state) {
+            switch (path) {
+                case NearPath::Library:
+                    qmarg::marginal_probabilities(state, qubits, ws.out(),
+                                                  MarginalOptions{MarginalStrategy::BinStationary});
+                    break;
+                case NearPath::Streaming:
+                    qmarg::gpu::marginal_probabilities_bin_stationary_streaming(state.data(), n, qubits,
+                                                                                ws.out().data());
+                    break;
+                case NearPath::Transposed:
+                    qmarg::gpu::marginal_probabilities_transpose(state.data(), n, qubits, ws.out().data());
+                    break;
+            }
+        };
+        const auto start = std::chrono::steady_clock::now();
+        run_once(ws.state());
+        std::vector<double> result = ws.out().to_host();
+        const double check_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+        if (reference_case != std::make_tuple(n, k, layout)) {
+            reference_bins.clear();
+            reference_bins.shrink_to_fit();
+            if (n <= kCpuReferenceMaxQubits) {
+                reference_bins = qmarg::marginal_probabilities(ws.cpu_state(), qubits);
+                reference_name = "CPU";
+            } else {
+                reference_bins = qmarg::marginal_probabilities(ws.state(), qubits,
+                                                               MarginalOptions{MarginalStrategy::GlobalAtomic});
+                reference_name = "GlobalAtomic";
+            }
+            reference_case = std::make_tuple(n, k, layout);
+        }
+        const std::string mismatch =
+            compare(result, reference_bins, std::is_same<Real, float>::value ? 1e-5 : 1e-9);
+        result.clear();
+        result.shrink_to_fit();
+        if (!mismatch.empty()) {
+            ++g_wrong_answers;
+            const std::string message = std::string("WRONG ANSWER from ") + to_string(path) + " against " +
+                                        reference_name + " (" + label + "): " + mismatch;
+            std::fprintf(stderr, "%s\n", message.c_str());
+            st.SkipWithError(message.c_str());
+            return;
+        }
+        label += " checked against " + reference_name;
+
+        int runs = g_options.runs;
+        if (g_options.cell_seconds > 0) {
+            const double affordable = std::floor(g_options.cell_seconds / std::max(check_seconds, 1e-9));
+            runs = static_cast<int>(std::max<double>(std::min(g_options.min_runs, g_options.runs),
+                                                     std::min<double>(g_options.runs, affordable)));
+        }
+        std::size_t next = 0;
+        times = qmarg::bench::time_runs([&] { run_once(ws.state(next++)); }, runs, 2);
+        median_ms = qmarg::bench::median(times);
+        set_bandwidth_counters(st, median_ms, roofline_ms, ws.state().bytes());
+        const double io_bytes = static_cast<double>(ws.state().bytes()) + std::ldexp(8.0, k);
+        const double roofline_gbps = static_cast<double>(ws.state().bytes()) / (roofline_ms * 1e-3) / 1e9;
+        st.counters["GB/s_io"] = io_bytes / (median_ms * 1e-3) / 1e9;
+        st.counters["roofline_ratio_io"] = io_bytes / (median_ms * 1e-3) / 1e9 / roofline_gbps;
+    } catch (const std::exception& e) {
+        ++g_failed_cells;
+        st.SkipWithError(e.what());
+    }
+    for (auto _ : st) st.SetIterationTime(median_ms * 1e-3);
+    if (st.error_occurred()) return;
+    st.counters["n"] = n;
+    st.counters["k"] = k;
+    st.counters["runs"] = static_cast<double>(times.size());
+    st.counters["ms_min"] = *std::min_element(times.begin(), times.end());
+    st.counters["ms_max"] = *std::max_element(times.begin(), times.end());
+    st.SetLabel(label);
+}
+
 template <class Real>
 void register_benchmarks(const std::vector<int>& ns) {
     const std::string precision = std::is_same<Real, float>::value ? "float" : "double";
@@ -557,6 +677,20 @@ void register_benchmarks(const std::vector<int>& ns) {
                     ->UseManualTime()
                     ->Iterations(1)
                     ->Unit(benchmark::kMillisecond);
+            }
+        }
+        for (int k = n; k >= std::max(1, n - 3); --k) {
+            for (Layout layout : {Layout::Low, Layout::Scattered, Layout::Descending, Layout::Random}) {
+                for (NearPath path : {NearPath::Library, NearPath::Streaming, NearPath::Transposed}) {
+                    if (path == NearPath::Transposed && !qmarg::gpu::transpose_applies(n, k)) continue;
+                    const std::string name = "near_n" + prefix + "/k:" + std::to_string(k) + "/" + to_string(layout) +
+                                             "/" + to_string(path);
+                    benchmark::RegisterBenchmark(
+                        name.c_str(), [=](benchmark::State& st) { near_n_cell<Real>(st, n, k, layout, path); })
+                        ->UseManualTime()
+                        ->Iterations(1)
+                        ->Unit(benchmark::kMillisecond);
+                }
             }
         }
         for (int k : g_options.ks) {

@@ -1,4 +1,6 @@
-// The bin-stationary marginal engine (MarginalStrategy::BinStationary).
+// The bin-stationary marginal engine (MarginalStrategy::BinStationary), its
+// streaming path. For k >= n - 3 marginal_probabilities_bin_stationary hands
+// the case to the transposed path (cuda/marginal_transpose.cu) instead.
 //
 // Each thread walks amplitudes along index bits that are NOT selected, so the
 // bin it adds into never changes while it streams: it accumulates in two
@@ -35,6 +37,7 @@
 #include "check.cuh"
 #include "device_array.cuh"
 #include "marginal_common.cuh"
+#include "marginal_transpose_plan.hpp"
 #include "qmarg/bits.hpp"
 #include "qmarg/error.hpp"
 
@@ -372,6 +375,17 @@ Launch make_plan(int n, const Qubits& qubits) {
 template <class Real>
 void marginal_probabilities_bin_stationary(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits,
                                            double* out) {
+    // k >= n - 3: the output is large and is written in tiles (cuda/marginal_transpose.cu).
+    if (transpose_applies(num_qubits, static_cast<int>(qubits.size()))) {
+        marginal_probabilities_transpose(amps, num_qubits, qubits, out);
+        return;
+    }
+    marginal_probabilities_bin_stationary_streaming(amps, num_qubits, qubits, out);
+}
+
+template <class Real>
+void marginal_probabilities_bin_stationary_streaming(const std::complex<Real>* amps, int num_qubits,
+                                                     const Qubits& qubits, double* out) {
     const int k = static_cast<int>(qubits.size());
     if (num_qubits < kMinQubits) {
         const QubitList list = make_qubit_list(qubits);
@@ -430,6 +444,10 @@ void marginal_probabilities_bin_stationary(const std::complex<Real>* amps, int n
 template void marginal_probabilities_bin_stationary<float>(const std::complex<float>*, int, const Qubits&, double*);
 template void marginal_probabilities_bin_stationary<double>(const std::complex<double>*, int, const Qubits&,
                                                             double*);
+template void marginal_probabilities_bin_stationary_streaming<float>(const std::complex<float>*, int, const Qubits&,
+                                                                      double*);
+template void marginal_probabilities_bin_stationary_streaming<double>(const std::complex<double>*, int,
+                                                                       const Qubits&, double*);
 
 }  // namespace gpu
 }  // namespace qmarg

@@ -101,8 +101,10 @@ enum class MarginalStrategy {
     // When it wins: everywhere measured so far. On an H100 (n = 30, double) it
     // reads at 95 to 100% of a plain read of the state for every k <= 20 on
     // low, high, scattered and descending qubits, where the seed strategies
-    // reach 0.3 to 77%. Weakest for k close to n with the qubits in descending
-    // or random order, where each thread writes bins far from its neighbours'.
+    // reach 0.3 to 77%. For k >= n - 3 (n >= 12), where the output is 1/8 to all
+    // of the amplitudes' count, it stages tiles of 2^12 probabilities in
+    // shared memory and writes the bins in contiguous runs, in any qubit order
+    // (cuda/marginal_transpose.cu).
     //
     // Limits: none beyond the output; it runs every k from 1 to n. Temporary
     // memory (at most 2^n / 64 bytes of partial rows) only when a segment is split.

@@ -1,0 +1,122 @@
+// The transposed path of MarginalStrategy::BinStationary: marginals of
+// k >= n - 3 qubits (transpose_applies), where the output is 1/8 to all of the
+// amplitudes' count and the way it is written decides the speed.
+//
+// The streaming engine (cuda/marginal_bin_stationary.cu) gives each lane the
+// bins of its own amplitudes; with few unselected bits the lane bits map to
+// bin bits, and in any order but ascending to high ones, so a warp's 8-byte
+// stores land in 32 different sectors that L2 must read, merge and write back
+// (measured on an H100 at n = 30: 0.13 of the roofline counting the output at
+// k = n descending, 0.36 random). Here a block instead owns a tile of 2^12
+// amplitudes (src/marginal_transpose_plan.hpp says which bits and why):
+//   1. loads: each thread reads 8 vectors of two amplitudes, lanes along the
+//      lowest index bits (runs of >= 16 amplitudes), and stores their
+//      probabilities (in double) in shared memory at their staged position,
+//      swizzled so that each half-warp's 16 stores hit 16 distinct banks;
+//   2. sums: thread p adds the 2^u staged values of output position p in the
+//      fixed order v = 0, 1, ..., 2^u - 1 of the unselected bits, and writes
+//      the bin; lanes take consecutive positions, i.e. consecutive bins for the
+//      tile's lowest bin bits (runs of >= 16 doubles).
+// Shared-memory reads in step 2 are conflict-free for any swizzle that only
+// XORs a slot's low 4 bits with a function of its higher bits, as this one does.
+//
+// Expected on an H100 (double, n = 26..30): the traffic of a copy of 16 B read
+// and 8 x 2^(k-n) B written per amplitude, in full sectors: >= 0.9 of the read
+// roofline counting both (a plain copy reaches 0.98); float similar.
+//
+// Determinism: no atomics; each bin is the sum of its 2^u probabilities in the
+// order above, and the launch shape (2^(n-12) blocks of 256 threads) and the
+// tile depend only on (n, qubits): results are bitwise identical on every run
+// and every GPU.
+#include <cuda_runtime.h>
+
+#include <complex>
+#include <cstdint>
+#include <string>
+
+#include "check.cuh"
+#include "marginal_common.cuh"
+#include "marginal_transpose_plan.hpp"
+#include "qmarg/error.hpp"
+
+namespace qmarg {
+namespace gpu {
+namespace {
+
+template <class Real>
+struct PairOf;  // two interleaved complex amplitudes in one load
+template <>
+struct PairOf<float> {
+    using type = float4;
+};
+template <>
+struct PairOf<double> {
+    using type = double4_32a;
+};
+
+// Loads in flight per thread before their stores: 4 keeps a double thread
+// at about 40 registers (six blocks per multiprocessor, the shared-memory
+// limit) with 1536 threads x 4 x 32 B = 192 KiB of loads in flight per
+// multiprocessor, far above what hides the memory latency.
+constexpr int kLoadBatch = 4;
+static_assert(kTransposeLoadSteps % kLoadBatch == 0, "the load steps come in whole batches");
+
+template <class Real>
+__global__ void __launch_bounds__(kTransposeThreads)
+    transpose_marginal_kernel(const typename PairOf<Real>::type* pairs, const __grid_constant__ TransposePlan plan,
+                              double* out) {
+    __shared__ double staged[1 << kTransposeTileBits];
+    const unsigned thread = threadIdx.x;
+    const std::uint64_t block = blockIdx.x;
+
+    const std::uint64_t thread_index = transpose_block_index(plan, block) | transpose_load_thread_index(plan, thread);
+    const std::uint32_t thread_slot = transpose_load_thread_slot(plan, thread);
+    const std::uint32_t pair_slot = plan.load_slot[0];  // the second amplitude of a load
+#pragma unroll 1
+    for (int first = 0; first < kTransposeLoadSteps; first += kLoadBatch) {
+        typename PairOf<Real>::type v[kLoadBatch];
+#pragma unroll
+        for (int j = 0; j < kLoadBatch; ++j) {
+            v[j] = pairs[(thread_index | transpose_load_step_index(plan, first + j)) >> 1];
+        }
+#pragma unroll
+        for (int j = 0; j < kLoadBatch; ++j) {
+            const std::uint32_t slot = thread_slot ^ transpose_load_step_slot(plan, first + j);
+            staged[slot] = static_cast<double>(v[j].x) * v[j].x + static_cast<double>(v[j].y) * v[j].y;
+            staged[slot ^ pair_slot] = static_cast<double>(v[j].z) * v[j].z + static_cast<double>(v[j].w) * v[j].w;
+        }
+    }
+    __syncthreads();  // the whole tile is staged before any position is summed
+
+    const std::uint64_t thread_bin = transpose_block_bin(plan, block) | transpose_out_thread_bin(plan, thread);
+    const std::uint32_t sum_slot = transpose_sum_thread_slot(plan, thread);
+    const unsigned steps = 1u << (plan.output_bits - kTransposeThreadBits);
+    const unsigned values = 1u << plan.unselected_bits;
+    for (unsigned step = 0; step < steps; ++step) {
+        const std::uint32_t slot = sum_slot ^ transpose_sum_step_slot(plan, step);
+        double sum = 0;
+        for (unsigned value = 0; value < values; ++value) sum += staged[slot ^ transpose_unselected_slot(plan, value)];
+        out[thread_bin | transpose_out_step_bin(plan, step)] = sum;
+    }
+}
+
+}  // namespace
+
+template <class Real>
+void marginal_probabilities_transpose(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits,
+                                      double* out) {
+    const TransposePlan plan = make_transpose_plan(num_qubits, qubits);
+    const std::uint64_t blocks = std::uint64_t{1} << plan.block_bits;
+    if (blocks > 0x7fffffffu) {
+        throw Error("BinStationary: " + std::to_string(blocks) + " tiles of the transposed path exceed the grid limit");
+    }
+    const auto* pairs = reinterpret_cast<const typename PairOf<Real>::type*>(amps);
+    transpose_marginal_kernel<Real><<<static_cast<unsigned>(blocks), kTransposeThreads>>>(pairs, plan, out);
+    QMARG_CHECK_LAUNCH(transpose_marginal_kernel);
+}
+
+template void marginal_probabilities_transpose<float>(const std::complex<float>*, int, const Qubits&, double*);
+template void marginal_probabilities_transpose<double>(const std::complex<double>*, int, const Qubits&, double*);
+
+}  // namespace gpu
+}  // namespace qmarg

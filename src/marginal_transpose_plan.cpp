@@ -1,0 +1,132 @@
+// Builds the tile of the transposed marginal path (the maps are described in
+// marginal_transpose_plan.hpp). Host code only, so that the mapping is tested
+// on machines without a GPU.
+#include "marginal_transpose_plan.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "qmarg/error.hpp"
+
+namespace qmarg {
+namespace gpu {
+
+bool transpose_applies(int num_qubits, int k) {
+    return num_qubits >= kTransposeTileBits && k <= num_qubits && num_qubits - k <= kTransposeMaxUnselected;
+}
+
+namespace {
+
+// The 4-bit XOR added to a slot's low bits by each staged bit at or above
+// kTransposeSwizzleBits. A warp's store covers the compact bits 1..5 (its
+// lanes); each half-warp (bits 1..4) must land in 16 slots of distinct banks,
+// i.e. the low 4 bits of the four slot images must be linearly independent.
+// Staged bits below 4 give unit vectors; each higher one gets the smallest
+// vector outside the span so far. Staged bits that no lane varies get 0.
+std::vector<std::uint32_t> swizzle(const std::vector<int>& staged_of_compact) {
+    std::vector<std::uint32_t> extra(kTransposeTileBits, 0);
+    std::vector<bool> in_span(1u << kTransposeSwizzleBits, false);
+    in_span[0] = true;
+    const auto add = [&](std::uint32_t vector) {
+        std::vector<bool> next = in_span;
+        for (std::uint32_t v = 0; v < in_span.size(); ++v)
+            if (in_span[v]) next[v ^ vector] = true;
+        in_span = next;
+    };
+    constexpr int kHalfWarpBits = 4;
+    for (int i = 1; i <= kHalfWarpBits; ++i)
+        if (staged_of_compact[i] < kTransposeSwizzleBits) add(1u << staged_of_compact[i]);
+    for (int i = 1; i <= kHalfWarpBits; ++i) {
+        const int j = staged_of_compact[i];
+        if (j < kTransposeSwizzleBits) continue;
+        std::uint32_t v = 1;
+        while (in_span[v]) ++v;
+        extra[j] = v;
+        add(v);
+    }
+    return extra;
+}
+
+}  // namespace
+
+TransposePlan make_transpose_plan(int num_qubits, const Qubits& qubits) {
+    const int n = num_qubits;
+    const int k = static_cast<int>(qubits.size());
+    if (!transpose_applies(n, k)) {
+        throw Error("transposed marginal path: " + std::to_string(k) + " of " + std::to_string(n) +
+                    " qubits is outside its range (n >= " + std::to_string(kTransposeTileBits) + ", k >= n - " +
+                    std::to_string(kTransposeMaxUnselected) + ")");
+    }
+    std::vector<int> bin_of(n, -1);
+    for (int j = 0; j < k; ++j) bin_of[qubits[j]] = j;
+
+    // The tile: every unselected bit, then the lowest index bits and the bits
+    // of the lowest bins alternately (lowest index bit first) until 12.
+    std::vector<bool> in_tile(n, false);
+    int tile_size = 0;
+    for (int bit = 0; bit < n; ++bit) {
+        if (bin_of[bit] < 0) {
+            in_tile[bit] = true;
+            ++tile_size;
+        }
+    }
+    int next_low = 0, next_bin = 0;
+    for (bool low_turn = true; tile_size < kTransposeTileBits; low_turn = !low_turn) {
+        int bit;
+        if (low_turn) {
+            while (in_tile[next_low]) ++next_low;
+            bit = next_low;
+        } else {
+            while (in_tile[qubits[next_bin]]) ++next_bin;
+            bit = qubits[next_bin];
+        }
+        in_tile[bit] = true;
+        ++tile_size;
+    }
+
+    std::vector<int> tile_bits, selected_by_bin, unselected, block_bits;
+    for (int bit = 0; bit < n; ++bit) {
+        if (!in_tile[bit]) {
+            block_bits.push_back(bit);
+            continue;
+        }
+        tile_bits.push_back(bit);
+        (bin_of[bit] < 0 ? unselected : selected_by_bin).push_back(bit);
+    }
+    std::sort(selected_by_bin.begin(), selected_by_bin.end(),
+              [&](int a, int b) { return bin_of[a] < bin_of[b]; });
+
+    TransposePlan plan{};
+    plan.unselected_bits = static_cast<int>(unselected.size());
+    plan.output_bits = kTransposeTileBits - plan.unselected_bits;
+    plan.block_bits = static_cast<int>(block_bits.size());
+
+    // Staged position of each tile bit, then of each compact bit.
+    std::vector<int> staged_of_bit(n, -1);
+    for (int j = 0; j < plan.output_bits; ++j) staged_of_bit[selected_by_bin[j]] = j;
+    for (int r = 0; r < plan.unselected_bits; ++r) staged_of_bit[unselected[r]] = plan.output_bits + r;
+    std::vector<int> staged_of_compact(kTransposeTileBits);
+    for (int i = 0; i < kTransposeTileBits; ++i) staged_of_compact[i] = staged_of_bit[tile_bits[i]];
+
+    const std::vector<std::uint32_t> extra = swizzle(staged_of_compact);
+    for (int j = 0; j < kTransposeTileBits; ++j) {
+        plan.staged_slot[j] = (std::uint32_t{1} << j) ^ extra[j];
+        plan.out_bin[j] = j < plan.output_bits ? std::uint64_t{1} << bin_of[selected_by_bin[j]] : 0;
+    }
+    for (int i = 0; i < kTransposeTileBits; ++i) {
+        plan.load_index[i] = std::uint64_t{1} << tile_bits[i];
+        plan.load_slot[i] = plan.staged_slot[staged_of_compact[i]];
+    }
+    for (int i = 0; i < plan.block_bits; ++i) {
+        plan.block_index[i] = std::uint64_t{1} << block_bits[i];
+        plan.block_bin[i] = std::uint64_t{1} << bin_of[block_bits[i]];
+    }
+
+    while (plan.read_run_bits < n && in_tile[plan.read_run_bits]) ++plan.read_run_bits;
+    while (plan.write_run_bits < k && in_tile[qubits[plan.write_run_bits]]) ++plan.write_run_bits;
+    return plan;
+}
+
+}  // namespace gpu
+}  // namespace qmarg

@@ -1,0 +1,134 @@
+// The index mapping of the transposed marginal path of BinStationary
+// (cuda/marginal_transpose.cu), for marginals of k >= n - 3 qubits.
+//
+// With u = n - k unselected bits the marginal is a bit permutation of |a|^2
+// followed by sums over 2^u values; in any order of the qubits but ascending,
+// the lowest index bits map to high bin bits, so a thread that writes its own
+// bins scatters 8-byte stores over the output. The transposed path stages a
+// tile of 2^12 probabilities in shared memory, like a matrix transpose: the
+// tile's index bits are the u unselected bits, the lowest index bits (so a warp
+// reads contiguous amplitudes) and the bits of qubits[0], qubits[1], ... (so a
+// warp writes contiguous bins), taken alternately until there are 12; every
+// other index bit is fixed per block by the block id.
+//
+// Every map the kernel evaluates is linear over GF(2) in the bits of its
+// argument (an index bit, a bin bit, a shared-memory slot bit per argument
+// bit), so the kernel XORs per-bit images from the plan, splitting each
+// argument into a per-thread and a per-step part. The helpers below are those
+// maps, written once for the kernel and for the host-side test that emulates
+// the kernel's index math (tests/marginal_transpose_plan_test.cpp): both cannot
+// disagree about which amplitude lands in which slot and bin.
+//
+// Plain C++ (no CUDA types): QMARG_HOST_DEVICE makes the helpers callable from
+// the kernel when nvcc reads this header.
+#pragma once
+
+#include <cstdint>
+
+#include "qmarg/bits.hpp"
+#include "qmarg/types.hpp"
+
+namespace qmarg {
+namespace gpu {
+
+// A tile is 2^12 amplitudes: 32 KiB of staged double probabilities, so six
+// blocks fit in an H100 multiprocessor's shared memory.
+constexpr int kTransposeTileBits = 12;
+constexpr int kTransposeThreadBits = 8;  // 256 threads per block
+constexpr int kTransposeThreads = 1 << kTransposeThreadBits;
+// Vector v of a tile (two amplitudes: tile bit 0) is loaded by thread
+// v % 256 in step v / 256; 8 steps.
+constexpr int kTransposeLoadSteps = 1 << (kTransposeTileBits - 1 - kTransposeThreadBits);
+// The path runs k >= n - kTransposeMaxUnselected (and n >= kTransposeTileBits);
+// beyond it the streaming engine writes one bin per 2^u >= 16 amplitudes read
+// and its scattered stores cost little. See transpose_applies.
+constexpr int kTransposeMaxUnselected = 3;
+// Slots of 8 bytes whose banks differ: 32 four-byte banks hold 16 doubles.
+constexpr int kTransposeSwizzleBits = 4;
+constexpr int kTransposeMaxBlockBits = 58 - kTransposeTileBits;
+
+// Everything the kernel needs, passed by value (about 1 KiB).
+//
+// Compact tile index c (12 bits): bit i of c is index bit tile_bit[i], tile
+// bits in ascending index order (tile_bit[0] = 0: the two amplitudes of a load).
+// Staged position s (12 bits): bits 0..o-1 (o = 12 - u) are the tile's selected
+// bits ordered by their bin bit, bits o..11 the unselected bits in ascending
+// index order; so s = (unselected value << o) | output position. A position's
+// shared-memory slot is s with its low 4 bits XORed with images of its higher
+// bits (a swizzle that keeps the loads' stores free of bank conflicts).
+struct TransposePlan {
+    std::uint64_t load_index[kTransposeTileBits];  // index bit of compact bit i
+    std::uint32_t load_slot[kTransposeTileBits];   // slot image of compact bit i
+    std::uint32_t staged_slot[kTransposeTileBits];  // slot image of staged bit j
+    std::uint64_t out_bin[kTransposeTileBits];     // bin bit of staged bit j < o (0 above)
+    std::uint64_t block_index[kTransposeMaxBlockBits];  // index bit of block-id bit i
+    std::uint64_t block_bin[kTransposeMaxBlockBits];    // its bin bit (block bits are all selected)
+    int block_bits;       // n - 12
+    int unselected_bits;  // u
+    int output_bits;      // o = 12 - u
+    // Reported and tested, not used by the kernel: the lowest index bits and
+    // the lowest bin bits that the tile holds whole (reads and writes come in
+    // runs of 2^read_run_bits amplitudes and 2^write_run_bits bins).
+    int read_run_bits;
+    int write_run_bits;
+};
+
+// True when BinStationary takes the transposed path for an n-qubit state and
+// k qubits: n >= 12 and k >= n - 3.
+bool transpose_applies(int num_qubits, int k);
+
+// The plan for this case; throws qmarg::Error when transpose_applies is false.
+// A function of (n, qubits) alone.
+TransposePlan make_transpose_plan(int num_qubits, const Qubits& qubits);
+
+// XOR of images[i] over the set bits i < count of value.
+template <class T>
+QMARG_HOST_DEVICE inline T xor_images(const T* images, std::uint64_t value, int count) {
+    T out = 0;
+    for (int i = 0; i < count; ++i)
+        if ((value >> i) & 1u) out ^= images[i];
+    return out;
+}
+
+// The index bits and the bin bits the block id fixes.
+QMARG_HOST_DEVICE inline std::uint64_t transpose_block_index(const TransposePlan& plan, std::uint64_t block) {
+    return xor_images(plan.block_index, block, plan.block_bits);
+}
+QMARG_HOST_DEVICE inline std::uint64_t transpose_block_bin(const TransposePlan& plan, std::uint64_t block) {
+    return xor_images(plan.block_bin, block, plan.block_bits);
+}
+
+// Loads: compact c = 2 * (step * 256 + thread) (+1 for a load's second amplitude).
+QMARG_HOST_DEVICE inline std::uint64_t transpose_load_thread_index(const TransposePlan& plan, unsigned thread) {
+    return xor_images(plan.load_index + 1, thread, kTransposeThreadBits);
+}
+QMARG_HOST_DEVICE inline std::uint64_t transpose_load_step_index(const TransposePlan& plan, unsigned step) {
+    return xor_images(plan.load_index + 1 + kTransposeThreadBits, step, kTransposeTileBits - 1 - kTransposeThreadBits);
+}
+QMARG_HOST_DEVICE inline std::uint32_t transpose_load_thread_slot(const TransposePlan& plan, unsigned thread) {
+    return xor_images(plan.load_slot + 1, thread, kTransposeThreadBits);
+}
+QMARG_HOST_DEVICE inline std::uint32_t transpose_load_step_slot(const TransposePlan& plan, unsigned step) {
+    return xor_images(plan.load_slot + 1 + kTransposeThreadBits, step, kTransposeTileBits - 1 - kTransposeThreadBits);
+}
+
+// Sums: output position p = step * 256 + thread (p < 2^o), summed over the
+// unselected value v = 0, 1, ..., 2^u - 1 in that order.
+QMARG_HOST_DEVICE inline std::uint32_t transpose_sum_thread_slot(const TransposePlan& plan, unsigned thread) {
+    return xor_images(plan.staged_slot, thread, kTransposeThreadBits);
+}
+QMARG_HOST_DEVICE inline std::uint32_t transpose_sum_step_slot(const TransposePlan& plan, unsigned step) {
+    return xor_images(plan.staged_slot + kTransposeThreadBits, step, plan.output_bits - kTransposeThreadBits);
+}
+QMARG_HOST_DEVICE inline std::uint32_t transpose_unselected_slot(const TransposePlan& plan, unsigned value) {
+    return xor_images(plan.staged_slot + plan.output_bits, value, plan.unselected_bits);
+}
+QMARG_HOST_DEVICE inline std::uint64_t transpose_out_thread_bin(const TransposePlan& plan, unsigned thread) {
+    return xor_images(plan.out_bin, thread, kTransposeThreadBits);
+}
+QMARG_HOST_DEVICE inline std::uint64_t transpose_out_step_bin(const TransposePlan& plan, unsigned step) {
+    return xor_images(plan.out_bin + kTransposeThreadBits, step, plan.output_bits - kTransposeThreadBits);
+}
+
+}  // namespace gpu
+}  // namespace qmarg

@@ -1,0 +1,119 @@
+// BinStationary's transposed path (k >= n - 3, cuda/marginal_transpose.cu) on
+// the GPU against the CPU reference, for float and double states: n = 12..24,
+// k = n, n - 1, n - 2, n - 3, qubits low, high, scattered, descending and in
+// random orders, each on a fresh random state, and bitwise equal on repeat.
+// The neighbours of its range (n = 11, k = n - 4) go to the other paths and
+// are checked too. Failures name the seed, n and the qubit list.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <iomanip>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "marginal_transpose_plan.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using qmarg::Device;
+using qmarg::MarginalOptions;
+using qmarg::MarginalStrategy;
+using qmarg::Qubits;
+using qmarg::StateVector;
+
+template <class Real>
+class MarginalTransposeTest : public ::testing::Test {
+protected:
+    void SetUp() override { QMARG_SKIP_IF_UNAVAILABLE(Device::Gpu); }
+};
+
+TYPED_TEST_SUITE(MarginalTransposeTest, qmarg_test::Reals, qmarg_test::RealName);
+
+Qubits layout(const std::string& name, int n, int k, std::mt19937_64& rng) {
+    Qubits qubits(k);
+    for (int j = 0; j < k; ++j) {
+        if (name == "low") qubits[j] = j;
+        if (name == "high") qubits[j] = n - k + j;
+        if (name == "scattered") qubits[j] = static_cast<int>(static_cast<long>(j) * (n - 1) / std::max(1, k - 1));
+        if (name == "descending") qubits[j] = n - 1 - j;
+    }
+    if (name == "random") qubits = qmarg_test::random_qubits(n, k, rng);
+    return qubits;
+}
+
+// Per bin: relative error <= tolerance<Real>() of the reference, with bins far
+// below the mean (1e-3 / 2^k) held to that error relative to that floor.
+template <class Real>
+void expect_bins_near(const std::vector<double>& got, const std::vector<double>& want) {
+    ASSERT_EQ(got.size(), want.size());
+    const double tolerance = qmarg_test::tolerance<Real>();
+    const double floor = 1e-3 / static_cast<double>(want.size());
+    int reported = 0;
+    for (std::size_t b = 0; b < want.size(); ++b) {
+        const double allowed = tolerance * std::max(std::abs(want[b]), floor);
+        if (!(std::abs(got[b] - want[b]) <= allowed)) {  // also catches NaN
+            ADD_FAILURE() << std::setprecision(17) << "bin " << b << ": got " << got[b] << ", CPU reference " << want[b]
+                          << " (allowed error " << allowed << ")";
+            if (++reported == 5) {
+                ADD_FAILURE() << "further bins not reported";
+                return;
+            }
+        }
+    }
+}
+
+// One case: the engine against the CPU reference, then twice more bitwise.
+template <class Real>
+void check_case(const StateVector<Real>& gpu, const StateVector<Real>& cpu, std::uint64_t seed, const Qubits& qubits) {
+    const int n = gpu.num_qubits();
+    SCOPED_TRACE("random seed " + std::to_string(seed) + ", n = " + std::to_string(n) + ", " +
+                 qmarg_test::describe(qubits) + ", strategy BinStationary");
+    const MarginalOptions engine{MarginalStrategy::BinStationary};
+    const std::vector<double> first = qmarg::marginal_probabilities(gpu, qubits, engine);
+    expect_bins_near<Real>(first, qmarg::marginal_probabilities(cpu, qubits));
+    for (int repeat = 0; repeat < 2; ++repeat) {
+        const std::vector<double> again = qmarg::marginal_probabilities(gpu, qubits, engine);
+        ASSERT_EQ(again.size(), first.size());
+        EXPECT_EQ(0, std::memcmp(first.data(), again.data(), first.size() * sizeof(double)))
+            << "not bitwise equal on repeat " << repeat;
+    }
+}
+
+TYPED_TEST(MarginalTransposeTest, MatchesTheCpuReferenceAndRepeatsBitwise) {
+    const std::uint64_t seed = qmarg_test::fresh_seed();
+    std::mt19937_64 rng(seed);
+    for (int n = 12; n <= 24; ++n) {
+        const std::uint64_t state_seed = rng();
+        StateVector<TypeParam> gpu(n, Device::Gpu);
+        gpu.set_random_state(state_seed);
+        const StateVector<TypeParam> cpu = gpu.to(Device::Cpu);
+        for (int k = n; k >= n - 3; --k) {
+            ASSERT_TRUE(qmarg::gpu::transpose_applies(n, k)) << "n = " << n << ", k = " << k;
+            for (const char* name : {"low", "high", "scattered", "descending", "random", "random"}) {
+                check_case(gpu, cpu, state_seed, layout(name, n, k, rng));
+                if (this->HasFatalFailure()) return;
+            }
+        }
+    }
+}
+
+// Just outside the path's range, the other paths answer: n = 11 (the small-state
+// kernel) and k = n - 4 (the streaming engine).
+TYPED_TEST(MarginalTransposeTest, NeighboursOfItsRange) {
+    const std::uint64_t seed = qmarg_test::fresh_seed();
+    std::mt19937_64 rng(seed);
+    for (int n : {11, 12, 16, 20}) {
+        const std::uint64_t state_seed = rng();
+        StateVector<TypeParam> gpu(n, Device::Gpu);
+        gpu.set_random_state(state_seed);
+        const StateVector<TypeParam> cpu = gpu.to(Device::Cpu);
+        for (int k : {n, n - 3, n - 4}) {
+            EXPECT_EQ(qmarg::gpu::transpose_applies(n, k), n >= 12 && k >= n - 3);
+            for (const char* name : {"descending", "random"}) check_case(gpu, cpu, state_seed, layout(name, n, k, rng));
+        }
+    }
+}
+
+}  // namespace
