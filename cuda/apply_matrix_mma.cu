@@ -75,6 +75,9 @@ constexpr int kMmaThreadBits = 8;
 //   8      32       64        3     193 KiB     1        1/16
 //   9      16      128        2     212 KiB     1        1/8
 //  10       8      128        2     212 KiB     1        1/4
+// ptxas -v (CUDA 13, sm_90): 120 registers at k = 4..6, 128 with a 12-byte
+// spill at k = 7 (the cap two blocks per multiprocessor impose), 154..160 at
+// k = 8, 9 and 122 at k = 10, no spills there.
 template <int K>
 struct MmaShape {
     static constexpr int kDim = 1 << K;
