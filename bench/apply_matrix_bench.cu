@@ -6,6 +6,9 @@
 //               8 * 2^k flops per amplitude at the rate cuBLAS reaches on a
 //               large square ZGEMM (CGEMM for float states)).
 //
+// The label names the targets and the dense kernel that ran (small, tiled or
+// mma: cuda/apply_matrix.cuh).
+//
 // Counters per case: ms (median of many runs, CUDA events), GB/s of state read
 // and written, of_floor (floor / time: 1 is the floor), TFLOP/s, and cuBLAS
 // ZGEMM/CGEMM on the k lowest qubits, where the gate is exactly the product
@@ -37,6 +40,7 @@
 #include <string>
 #include <vector>
 
+#include "apply_matrix.cuh"
 #include "bench_support.cuh"
 #include "check.cuh"
 #include "device_array.cuh"
@@ -367,11 +371,12 @@ void apply_matrix_case(benchmark::State& st, Layout layout, int k) {
         const double flops = 8.0 * std::ldexp(1.0, k) * amplitudes;
         const double flop_ms = flops / (ctx.gemm_tflops * 1e12) * 1e3;
         const double floor_ms = std::max(ctx.copy_ms, flop_ms);
+        const gpu::DensePath path = gpu::dense_path(gpu::describe_gate(n, targets, {}, {}), sizeof(Real));
         st.SetLabel(std::string(to_string(layout)) + " targets " + [&] {
             std::string s;
             for (int q : targets) s += (s.empty() ? "" : ",") + std::to_string(q);
             return s;
-        }());
+        }() + " path " + gpu::to_string(path));
         st.counters["n"] = n;
         st.counters["k"] = k;
         st.counters["ms"] = ms;

@@ -131,6 +131,34 @@ TileLayout make_tile_layout(const GateQubits& gate, int free_bits) {
     return layout;
 }
 
+// The rule is documented in cuda/apply_matrix.cuh. The three lowest qubits
+// share a 128-byte line of double amplitudes.
+DensePath dense_path(const GateQubits& gate, std::size_t real_bytes) {
+    const int k = gate.num_targets;
+    const bool low_target = gate.min_target < 3;
+    if (real_bytes == sizeof(double) && (k >= 5 || (k == 4 && low_target)) && mma_available()) {
+        return DensePath::Mma;
+    }
+    return k <= kMaxSmallTargets ? DensePath::Small : DensePath::Tiled;
+}
+
+const char* to_string(DensePath path) {
+    switch (path) {
+        case DensePath::Small: return "small";
+        case DensePath::Tiled: return "tiled";
+        case DensePath::Mma: return "mma";
+    }
+    return "?";
+}
+
+// dense_path picks the tensor-core path for double states only.
+void apply_dense_mma(std::complex<double>* amps, const GateQubits& gate, const Matrix& matrix) {
+    apply_matrix_mma(amps, gate, matrix);
+}
+void apply_dense_mma(std::complex<float>*, const GateQubits&, const Matrix&) {
+    throw Error("apply_matrix: the tensor-core path takes double states only");
+}
+
 template <class Real>
 void apply_matrix(std::complex<Real>* amps, int num_qubits, const Qubits& targets, const Matrix& matrix,
                   const Qubits& controls, const std::vector<int>& control_values) {
@@ -151,10 +179,10 @@ void apply_matrix(std::complex<Real>* amps, int num_qubits, const Qubits& target
             apply_matrix_permutation(amps, gate, matrix);
             return;
         case MatrixStructure::Dense:
-            if (k <= kMaxSmallTargets) {
-                apply_matrix_small(amps, gate, matrix);
-            } else {
-                apply_matrix_tiled(amps, gate, matrix);
+            switch (dense_path(gate, sizeof(Real))) {
+                case DensePath::Small: apply_matrix_small(amps, gate, matrix); return;
+                case DensePath::Tiled: apply_matrix_tiled(amps, gate, matrix); return;
+                case DensePath::Mma: apply_dense_mma(amps, gate, matrix); return;
             }
             return;
     }

@@ -11,6 +11,16 @@
 //   apply_matrix_tiled        dense, k > kMaxSmallTargets: a block owns
 //                             several groups staged in shared memory and
 //                             streams the matrix through it in tiles.
+//   apply_matrix_mma          dense, double, on FP64 tensor cores (DMMA):
+//                             the tiled product with DMMA micro-kernels.
+//
+// Which path a dense gate takes (dense_path below): double states on a GPU
+// with FP64 tensor cores take apply_matrix_mma for k >= 5, where 8 * 2^k
+// flops per amplitude outrun FP64 FMAs (k = 5 in registers also runs out of
+// them), and for k = 4 with a target among the three lowest qubits, where the
+// staged register kernel falls behind memory. Everything else keeps its
+// FMA path: k <= 3, and k = 4 with high targets, already run at the copy
+// roofline, and float has no tensor-core format as exact as its FMAs.
 //
 // Controls never reach a kernel as a test: they are folded into the index
 // mapping (their bits are inserted with the required values), so a gate with
@@ -26,6 +36,7 @@
 #pragma once
 
 #include <complex>
+#include <cstddef>
 #include <vector>
 
 #include "qmarg/matrix.hpp"
@@ -103,6 +114,21 @@ template <class Real>
 void apply_matrix_small(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix);
 template <class Real>
 void apply_matrix_tiled(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix);
+void apply_matrix_mma(std::complex<double>* amps, const GateQubits& gate, const Matrix& matrix);
+
+// Whether the current device has FP64 tensor cores (compute capability >= 8.0).
+bool mma_available();
+
+enum class DensePath { Small, Tiled, Mma };
+// The path a dense gate with this description takes on the current device,
+// for a state of `real_bytes` per real component (4 or 8).
+DensePath dense_path(const GateQubits& gate, std::size_t real_bytes);
+const char* to_string(DensePath path);
+
+// c (16 x 8) = a (16 x 16) * b (16 x 8), row-major, by one DMMA through the
+// fragment helpers of cuda/dmma.cuh: a check that the documented fragment
+// layout is the one the hardware uses. Needs compute capability 8.0.
+std::vector<double> dmma_fragment_product(const std::vector<double>& a, const std::vector<double>& b);
 
 }  // namespace gpu
 }  // namespace qmarg

@@ -58,6 +58,21 @@ __device__ inline Index thread_tile_offsets(const TileLayout& layout, int thread
     return scatter_bits(threadIdx.x, layout.local_bits, thread_bits);
 }
 
+// Row (bits 0..15: the matrix index, bit j from targets[j]) and column (bits
+// 16..: the group, bit i from free bit i) of the amplitude that local index l
+// holds, from l's bits below `bits`. Kernels that file a tile as a matrix
+// (row x group) use it.
+__device__ inline unsigned tile_cell(const TileLayout& layout, unsigned l, int bits) {
+    unsigned cell = 0;
+    for (int p = 0; p < bits; ++p) {
+        if ((l >> p) & 1u) {
+            const int role = layout.local_role[p];
+            cell |= role >= 0 ? 1u << role : 1u << (16 - 1 - role);
+        }
+    }
+    return cell;
+}
+
 // Blocks for a grid-stride loop over `work` items: as many as can be resident
 // at once (so that a block's setup is paid once per multiprocessor slot), never
 // more than there is work.

@@ -110,19 +110,6 @@ __device__ __forceinline__ void copy_matrix_chunk(C* ms, const C* matrix, int st
     }
 }
 
-// Row (bits 0..15) and column (bits 16..) of the V entry that local index l
-// holds, from l's bits below `bits`.
-__device__ inline unsigned tile_cell(const TileLayout& layout, unsigned l, int bits) {
-    unsigned cell = 0;
-    for (int p = 0; p < bits; ++p) {
-        if ((l >> p) & 1u) {
-            const int role = layout.local_role[p];
-            cell |= role >= 0 ? 1u << role : 1u << (16 - 1 - role);
-        }
-    }
-    return cell;
-}
-
 template <class Real, int K>
 __global__ void __launch_bounds__(TiledShape<Real, K>::kThreads, TiledShape<Real, K>::kMinBlocks)
     apply_matrix_tiled_kernel(DeviceComplex<Real>* amps, const DeviceComplex<Real>* __restrict__ matrix,

@@ -2,8 +2,10 @@
 // double: dense random unitaries for every target count the GPU takes
 // (1..10), targets low / high / scattered / in random order / descending, with
 // no, one and two controls (control values with zeros among them), n from k up
-// to 20; the diagonal and permutation fast paths through the named gates and
-// through hand-made matrices; a long random circuit that must stay unitary and
+// to 20; random non-unitary matrices on every k the tensor-core path takes,
+// and a check of its fragment layout on the device; the diagonal and
+// permutation fast paths through the named gates and through hand-made
+// matrices; a long random circuit that must stay unitary and
 // undo exactly; and the error for too many targets.
 //
 // Every case starts from a fresh random state (never |0>), and a failure
@@ -21,6 +23,10 @@
 #include <vector>
 
 #include "test_support.hpp"
+
+#if defined(QMARG_TESTS_WITH_CUDA)
+#include "../cuda/apply_matrix.cuh"
+#endif
 
 namespace {
 
@@ -302,6 +308,116 @@ TYPED_TEST(ApplyMatrixGpuTest, IdentityLeavesStateUnchanged) {
     qmarg::apply_matrix(state, {4, 0, 7}, Matrix::identity(8), {2}, {0});
     EXPECT_EQ(state.amplitudes(), before);
 }
+
+// ---- the tensor-core path (double, k >= 5, and k = 4 with low targets) --------
+
+// A random dense matrix that is not unitary: complex Gaussian entries scaled by
+// 1/sqrt(dim), so the state keeps its size and every entry takes part.
+Matrix random_dense(int dim, std::mt19937_64& rng) {
+    std::normal_distribution<double> gauss(0.0, 1.0 / std::sqrt(2.0 * dim));
+    Matrix m(dim);
+    for (int r = 0; r < dim; ++r)
+        for (int c = 0; c < dim; ++c) m(r, c) = Complex(gauss(rng), gauss(rng));
+    return m;
+}
+
+// Which dense kernel the GPU picks for this gate (for failure messages).
+template <class Real>
+std::string dense_path_name(int n, const Qubits& targets, const Controls& controls) {
+#if defined(QMARG_TESTS_WITH_CUDA)
+    const auto gate = qmarg::gpu::describe_gate(n, targets, controls.qubits, controls.values);
+    return std::string("path ") + qmarg::gpu::to_string(qmarg::gpu::dense_path(gate, sizeof(Real)));
+#else
+    (void)n, (void)targets, (void)controls;
+    return "path ?";
+#endif
+}
+
+// Every target layout (low, high, scattered, random order, descending), every
+// control set, random non-unitary matrices, on states from one group up to
+// many tiles per block, so that partial column tiles (fewer free qubits than
+// the tile's column bits), whole tiles and the grid-stride loop all run.
+TYPED_TEST(ApplyMatrixGpuTest, DenseTensorCorePathMatchesCpu) {
+    std::mt19937_64 rng(fresh_seed());
+    for (int k = 4; k <= 10; ++k) {
+        const Matrix matrix = random_dense(1 << k, rng);
+        std::vector<int> sizes = {k, k + 1, k + 2, k + 5, std::min(k >= 9 ? 17 : 18, k + 9)};
+        sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+        for (int n : sizes) {
+            for (Layout layout : kLayouts) {
+                for (int set = 0; set < kControlSets; ++set) {
+                    const Qubits targets = choose_targets(layout, n, k, rng);
+                    const Controls controls = choose_controls(set, n, targets, rng);
+                    if (set > 0 && controls.qubits.empty()) continue;
+                    expect_gpu_matches_cpu<TypeParam>(n, targets, matrix, controls,
+                                                      std::string("random non-unitary dense, ") + to_string(layout) +
+                                                          " targets, k=" + std::to_string(k) + ", " +
+                                                          dense_path_name<TypeParam>(n, targets, controls));
+                }
+            }
+        }
+    }
+}
+
+// More tiles than resident blocks, so every block takes several tiles.
+TYPED_TEST(ApplyMatrixGpuTest, DenseTensorCorePathOnLargeStatesMatchesCpu) {
+    std::mt19937_64 rng(fresh_seed());
+    const std::pair<int, int> cases[] = {{4, 22}, {5, 22}, {6, 22}, {7, 21}, {8, 21}, {9, 21}, {10, 21}};
+    for (const auto& kn : cases) {
+        const int k = kn.first, n = kn.second;
+        const Matrix matrix = random_dense(1 << k, rng);
+        for (Layout layout : {Layout::Low, Layout::High, Layout::RandomOrder}) {
+            const Qubits targets = choose_targets(layout, n, k, rng);
+            const Controls controls = choose_controls(k % 2 == 0 ? 0 : 2, n, targets, rng);
+            expect_gpu_matches_cpu<TypeParam>(n, targets, matrix, controls,
+                                              std::string("random non-unitary dense, large state, ") +
+                                                  to_string(layout) + " targets, k=" + std::to_string(k) + ", " +
+                                                  dense_path_name<TypeParam>(n, targets, controls));
+        }
+    }
+}
+
+#if defined(QMARG_TESTS_WITH_CUDA)
+// The fragment layout of cuda/dmma.cuh against the hardware: one 16 x 16 by
+// 16 x 8 product of small integers (exact in double), every element placed by
+// the documented lane mapping. A wrong mapping moves or mixes entries, and the
+// message names the first wrong one.
+TEST(DmmaFragments, IntegerProductMatchesHost) {
+    QMARG_SKIP_IF_UNAVAILABLE(Device::Gpu);
+    if (!qmarg::gpu::mma_available()) GTEST_SKIP() << "no FP64 tensor cores on this GPU";
+    std::vector<double> a(16 * 16), b(16 * 8);
+    // Distinct values per position, so a transposed or shifted fragment shows.
+    for (int r = 0; r < 16; ++r)
+        for (int c = 0; c < 16; ++c) a[r * 16 + c] = (r * 16 + c) % 23 - 11;
+    for (int r = 0; r < 16; ++r)
+        for (int c = 0; c < 8; ++c) b[r * 8 + c] = (r * 8 + c) % 19 - 9 + (r == c ? 100 : 0);
+    const std::vector<double> c = qmarg::gpu::dmma_fragment_product(a, b);
+    ASSERT_EQ(c.size(), 16u * 8u);
+    for (int r = 0; r < 16; ++r) {
+        for (int col = 0; col < 8; ++col) {
+            double expected = 0;
+            for (int k = 0; k < 16; ++k) expected += a[r * 16 + k] * b[k * 8 + col];
+            ASSERT_EQ(c[r * 8 + col], expected) << "DMMA fragment layout: wrong C[" << r << "][" << col << "]";
+        }
+    }
+    // A single nonzero of A at (i, k) and of B at (k, j) must land at C(i, j) alone.
+    for (int i : {0, 7, 8, 15}) {
+        for (int k : {0, 3, 4, 15}) {
+            for (int j : {0, 1, 6, 7}) {
+                std::vector<double> ua(16 * 16, 0.0), ub(16 * 8, 0.0);
+                ua[i * 16 + k] = 2.0;
+                ub[k * 8 + j] = 3.0;
+                const std::vector<double> uc = qmarg::gpu::dmma_fragment_product(ua, ub);
+                for (int r = 0; r < 16; ++r)
+                    for (int col = 0; col < 8; ++col)
+                        ASSERT_EQ(uc[r * 8 + col], (r == i && col == j) ? 6.0 : 0.0)
+                            << "A(" << i << "," << k << ") * B(" << k << "," << j << ") landed at C(" << r << ","
+                            << col << ")";
+            }
+        }
+    }
+}
+#endif
 
 // ---- diagonal and permutation fast paths ------------------------------------
 

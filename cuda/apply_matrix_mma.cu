@@ -1,0 +1,372 @@
+// Dense double-precision gates on 4..10 targets as a matrix product on the
+// FP64 tensor cores (DMMA, mma.sync m8n8k4 .f64; cuda/dmma.cuh). With D = 2^k the gate is
+// Y = M * X, M the D x D matrix and X's columns the groups (the D amplitudes
+// whose target bits vary, one column per assignment of the other free qubits).
+//
+// In place, so a block owns whole columns: it stages all D rows of its
+// kColumns columns (one TileLayout tile: the targets and the lowest free
+// qubits, so a warp's global loads walk neighbouring addresses whether the
+// targets are low or high) in shared memory, and only then overwrites them in
+// global memory. The output is computed kPassRows rows at a time (a pass); the
+// matrix streams through shared memory in chunks of kPassRows x 16 entries
+// (one DMMA depth), fetched from L2 by every block. Reuse per byte brought on
+// chip: each staged amplitude feeds D / 16 * kPassRows / 16 products, each
+// matrix entry kColumns multiply-adds. The matrix's L2 traffic is therefore
+// 16 * D / kColumns bytes per amplitude against 8 * D flops: 2 / kColumns
+// bytes per flop. At k = 9 and 10 shared memory holds only 16 and 8 columns of
+// D amplitudes, so these two are bound by L2 bandwidth, not by the tensor
+// cores (see the shape table).
+//
+// Complex arithmetic as four real products on interleaved data: a warp loads
+// each fragment element as one double2 (re, im) from shared memory, and
+//   Yre += Mre Xre + Mim (-Xim),  Yim += Mre Xim + Mim Xre,
+// with the sign flip done on the B fragment in registers. No Gauss trick: it
+// saves a quarter of the products but loses accuracy on matrices whose real
+// and imaginary parts differ much in size.
+//
+// Warp layout: the block's 8 warps form kWarpRows x kWarpCols; a warp owns 16
+// rows (one DMMA's M) of the pass and kTileCols * 8 columns, so it keeps
+// kTileCols accumulator pairs (re, im: 8 doubles each) and reuses each A
+// fragment kTileCols times.
+//
+// Shared-memory invariants (`xs`, `ms`, both double2):
+//   xs[c * kXStride + r] = X[r][c], input row r of the tile's column c, for all
+//     r < D and c < kColumns, from barrier (B) of the tile's step 0 until the
+//     barrier (E) that ends the tile; nothing writes xs in between. kXStride =
+//     D + 4 makes a B-fragment load (lanes g, t read column g, row t + 4i)
+//     hit 8 different 16-byte bank groups per quarter warp.
+//   ms[s][r * kMStride + kk] = M[pass * kPassRows + r][kc + kk] for the chunk
+//     (pass, kc) that stage s holds, from barrier (B) of its step until the
+//     barrier (B) of the step after the next copy into s is issued. kMStride =
+//     20 makes an A-fragment load (row g, column 4j + t) conflict-free.
+//   acc_re/acc_im[j] hold rows pass * kPassRows + 16 * warp_row + {g, g + 8},
+//     columns col0 + 8 * j + {2t, 2t + 1} of Y, summed over the chunks of the
+//     pass so far; written to global memory after the pass's last chunk.
+#include <cuda_pipeline_primitives.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "apply_matrix.cuh"
+#include "apply_matrix_tile.cuh"
+#include "check.cuh"
+#include "device_array.cuh"
+#include "device_complex.cuh"
+#include "dmma.cuh"
+
+namespace qmarg {
+namespace gpu {
+namespace {
+
+constexpr int kMmaThreads = 256;
+constexpr int kMmaThreadBits = 8;
+
+// Block shapes per k. kColumns is as large as shared memory allows while
+// keeping two blocks per multiprocessor where that is possible (so one block's
+// global loads and stores overlap another's products); H100: 227 KiB per
+// block, 228 KiB per multiprocessor.
+//   k   columns  pass rows  stages  shared   blocks/SM  matrix L2 bytes/flop
+//   4     128       16        2      51 KiB     2        1/64
+//   5      64       32        2      57 KiB     2        1/32
+//   6      64       32        2      90 KiB     2        1/32
+//   7      32       64        2     108 KiB     2        1/16
+//   8      32       64        3     193 KiB     1        1/16
+//   9      16      128        2     212 KiB     1        1/8
+//  10       8      128        2     212 KiB     1        1/4
+// ptxas -v (CUDA 13, sm_90): 120 registers at k = 4..6, 128 with a 12-byte
+// spill at k = 7 (the cap two blocks per multiprocessor impose), 154..160 at
+// k = 8, 9 and 122 at k = 10, no spills there.
+template <int K>
+struct MmaShape {
+    static constexpr int kDim = 1 << K;
+    static constexpr int kWarpRows = K <= 4 ? 1 : K <= 6 ? 2 : K <= 8 ? 4 : 8;
+    static constexpr int kWarpCols = 8 / kWarpRows;
+    static constexpr int kTileCols = K == 10 ? 1 : 2;  // 8-column DMMA tiles per warp
+    static constexpr int kStages = K == 8 ? 3 : 2;
+    static constexpr int kPassRows = kDmmaRows * kWarpRows;
+    static constexpr int kColumns = kDmmaCols * kTileCols * kWarpCols;
+    static constexpr int kColumnBits = kColumns == 8 ? 3 : kColumns == 16 ? 4 : kColumns == 32 ? 5 : kColumns == 64 ? 6 : 7;
+    static constexpr int kChunk = kDmmaDepth;
+    static constexpr int kMStride = kChunk + 4;
+    static constexpr int kXStride = kDim + 4;
+    static constexpr int kPasses = kDim / kPassRows;
+    static constexpr int kChunksPerPass = kDim / kChunk;
+    static constexpr int kSteps = kPasses * kChunksPerPass;
+    static constexpr int kChunkEntries = kPassRows * kChunk;
+    static constexpr int kStageEntries = kPassRows * kMStride;
+    // Amplitudes each thread stages per tile (the size of the staging tables).
+    static constexpr int kStagePerThread = kDim * kColumns > kMmaThreads ? kDim * kColumns / kMmaThreads : 1;
+    static constexpr std::size_t kSharedBytes =
+        (static_cast<std::size_t>(kColumns) * kXStride + static_cast<std::size_t>(kStages) * kStageEntries) *
+            sizeof(double2) +
+        kStagePerThread * (sizeof(Index) + sizeof(unsigned));
+    static constexpr int kMinBlocks = K <= 7 ? 2 : 1;
+
+    static_assert(K >= 4 && K <= kMaxGateTargets, "the DMMA path takes 4..10 targets");
+    static_assert(kWarpRows * kWarpCols * 32 == kMmaThreads, "8 warps");
+    static_assert(kColumns == (1 << kColumnBits), "kColumns is a power of two");
+    static_assert(kPassRows <= kDim && kDim % kPassRows == 0, "passes tile the rows");
+    static_assert(kChunkEntries % kMmaThreads == 0, "every thread copies the same number of matrix entries");
+    static_assert(kMStride % 8 == 4 && kXStride % 8 == 4, "strides keep fragment loads free of bank conflicts");
+    static_assert(kSharedBytes <= 227 * 1024, "fits an H100 block's shared memory");
+};
+
+// Issues the copy of chunk q (pass q / kChunksPerPass, matrix columns from kc)
+// of the row-major matrix into stage `stage`. Sixteen consecutive threads take
+// one row's 16 entries: contiguous 256-byte reads.
+template <class S>
+__device__ __forceinline__ void copy_matrix_chunk(double2* ms, const double2* matrix, int q) {
+    const int pass = q / S::kChunksPerPass;
+    const int kc = (q % S::kChunksPerPass) * S::kChunk;
+    double2* dst = ms + (q % S::kStages) * S::kStageEntries;
+    const double2* src = matrix + static_cast<std::size_t>(pass) * S::kPassRows * S::kDim + kc;
+#pragma unroll
+    for (int s = 0; s < S::kChunkEntries / kMmaThreads; ++s) {
+        const int e = s * kMmaThreads + threadIdx.x;
+        const int kk = e % S::kChunk;
+        const int r = e / S::kChunk;
+        __pipeline_memcpy_async(dst + r * S::kMStride + kk, src + static_cast<std::size_t>(r) * S::kDim + kk,
+                                sizeof(double2));
+    }
+}
+
+template <int K>
+__global__ void __launch_bounds__(kMmaThreads, MmaShape<K>::kMinBlocks)
+    apply_matrix_mma_kernel(double2* amps, const double2* __restrict__ matrix, const __grid_constant__ TileLayout layout) {
+    using S = MmaShape<K>;
+    extern __shared__ __align__(16) unsigned char shared_bytes[];
+    double2* xs = reinterpret_cast<double2*>(shared_bytes);
+    double2* ms = xs + S::kColumns * S::kXStride;
+    Index* stage_offsets = reinterpret_cast<Index*>(ms + S::kStages * S::kStageEntries);
+    unsigned* stage_cells = reinterpret_cast<unsigned*>(stage_offsets + S::kStagePerThread);
+
+    const int lane = threadIdx.x % 32;
+    const int warp = threadIdx.x / 32;
+    const int g = dmma_group(lane);
+    const int t = dmma_thread_in_group(lane);
+    const int warp_row0 = (warp % S::kWarpRows) * kDmmaRows;                // within a pass
+    const int col0 = (warp / S::kWarpRows) * S::kTileCols * kDmmaCols;       // first column of this warp
+    const int columns = 1 << layout.num_free;  // kColumns, fewer only for small states
+    const unsigned tile_size = static_cast<unsigned>(columns) << K;
+
+    // Staged amplitude j of this thread is local index j * kMmaThreads +
+    // threadIdx.x (a warp reads consecutive local indices: whole sectors);
+    // its global offset and its (row, column) split into a part fixed by the
+    // thread and a part fixed by j, the latter tabulated once per block.
+    const int thread_bits = min(kMmaThreadBits, layout.tile_bits);
+    const int per_thread = tile_size > kMmaThreads ? static_cast<int>(tile_size >> kMmaThreadBits) : 1;
+    const bool stages = threadIdx.x < tile_size;  // small states leave some threads nothing to stage
+    const Index thread_offset = thread_tile_offsets(layout, thread_bits, per_thread, stage_offsets);
+    const unsigned thread_cell = tile_cell(layout, threadIdx.x, thread_bits);
+    for (int j = threadIdx.x; j < per_thread; j += kMmaThreads) {
+        stage_cells[j] = tile_cell(layout, static_cast<unsigned>(j) << thread_bits, layout.tile_bits);
+    }
+
+    // Global offsets of this lane's output columns col0 + 8 j + 2t + {0, 1}
+    // (from the tile base); -1 marks a column a small state lacks.
+    Index col_offset[S::kTileCols][2];
+#pragma unroll
+    for (int j = 0; j < S::kTileCols; ++j) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int col = col0 + kDmmaCols * j + 2 * t + h;
+            Index offset = 0;
+            for (int f = 0; f < layout.num_free; ++f) {
+                if ((col >> f) & 1) offset += layout.free_stride[f];
+            }
+            col_offset[j][h] = col < columns ? offset : Index(-1);
+        }
+    }
+    // Global offsets of this lane's output rows warp_row0 + g + {0, 8} within
+    // a pass; a pass adds the offset of its first row (the bits are disjoint).
+    Index lane_row_offset[2];
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+        const unsigned row = warp_row0 + g + 8 * half;
+        Index offset = 0;
+        for (int b = 0; b < K; ++b) {
+            if ((row >> b) & 1u) offset += layout.target_stride[b];
+        }
+        lane_row_offset[half] = offset;
+    }
+    __syncthreads();  // the staging tables are complete before any thread reads them
+
+    for (Index tile = blockIdx.x; tile < layout.num_tiles; tile += gridDim.x) {
+        const Index base = tile_base(layout, tile);
+
+        // Stage X: file each amplitude of the tile under its (row, column).
+        if (stages) {
+            for (int j = 0; j < per_thread; ++j) {
+                const unsigned cell = thread_cell | stage_cells[j];
+                __pipeline_memcpy_async(xs + (cell >> 16) * S::kXStride + (cell & 0xffffu),
+                                        amps + base + thread_offset + stage_offsets[j], sizeof(double2));
+            }
+        }
+        if (columns < S::kColumns) {
+            // Columns this tile lacks hold zeros, so the products read defined values.
+            for (int e = threadIdx.x; e < (S::kColumns - columns) * S::kDim; e += kMmaThreads) {
+                xs[(columns + e / S::kDim) * S::kXStride + e % S::kDim] = make_double2(0.0, 0.0);
+            }
+        }
+        // Prologue: chunks 0 .. kStages - 2, one commit group each (X joins chunk 0's).
+#pragma unroll
+        for (int q = 0; q < S::kStages - 1; ++q) {
+            if (q < S::kSteps) copy_matrix_chunk<S>(ms, matrix, q);
+            __pipeline_commit();
+        }
+
+        double acc_re[S::kTileCols][4], acc_im[S::kTileCols][4];
+#pragma unroll
+        for (int j = 0; j < S::kTileCols; ++j)
+#pragma unroll
+            for (int i = 0; i < 4; ++i) acc_re[j][i] = acc_im[j][i] = 0.0;
+
+        // Not unrolled: unrolling lets the compiler hoist the next step's
+        // fragment loads and run out of registers.
+#pragma unroll 1
+        for (int q = 0; q < S::kSteps; ++q) {
+            // Groups committed after chunk q's: chunks q + 1 .. q + kStages - 2.
+            __pipeline_wait_prior(S::kStages - 2);
+            __syncthreads();  // (B) chunk q (and at q = 0 the X tile) from every thread is visible; every
+                              //     thread is done with chunk q - 1, whose stage the next copy reuses
+            if (q + S::kStages - 1 < S::kSteps) copy_matrix_chunk<S>(ms, matrix, q + S::kStages - 1);
+            __pipeline_commit();  // possibly empty: keeps one group per step for the count above
+
+            const int kc = (q % S::kChunksPerPass) * S::kChunk;
+            const double2* mt = ms + (q % S::kStages) * S::kStageEntries + (warp_row0 + g) * S::kMStride + t;
+            double a_re[8], a_im[8];
+#pragma unroll
+            for (int i = 0; i < 8; ++i) {
+                // a[i]: row g + 8 (i & 1), column 4 (i >> 1) + t of the warp's 16 x 16 block.
+                const double2 m = mt[8 * (i & 1) * S::kMStride + 4 * (i >> 1)];
+                a_re[i] = m.x;
+                a_im[i] = m.y;
+            }
+#pragma unroll
+            for (int j = 0; j < S::kTileCols; ++j) {
+                // b[i]: row (k) t + 4i, column g of the 16 x 8 block at columns col0 + 8 j.
+                const double2* xt = xs + (col0 + kDmmaCols * j + g) * S::kXStride + kc + t;
+                double b_re[4], b_im[4];
+#pragma unroll
+                for (int i = 0; i < 4; ++i) {
+                    const double2 x = xt[4 * i];
+                    b_re[i] = x.x;
+                    b_im[i] = x.y;
+                }
+                dmma_16x8x16(acc_re[j], a_re, b_re);
+                dmma_16x8x16(acc_im[j], a_re, b_im);
+                dmma_16x8x16(acc_im[j], a_im, b_re);
+#pragma unroll
+                for (int i = 0; i < 4; ++i) b_im[i] = -b_im[i];
+                dmma_16x8x16(acc_re[j], a_im, b_im);
+            }
+
+            if (q % S::kChunksPerPass == S::kChunksPerPass - 1) {
+                // End of a pass: its rows are final. Every thread has passed
+                // barrier (B) of step 0, so the whole X tile was read from
+                // global memory before any of it is overwritten here.
+                const unsigned pass_row = (q / S::kChunksPerPass) * S::kPassRows;
+                Index pass_offset = base;
+                for (int b = 0; b < K; ++b) {
+                    if ((pass_row >> b) & 1u) pass_offset += layout.target_stride[b];
+                }
+#pragma unroll
+                for (int half = 0; half < 2; ++half) {
+                    const Index row_offset = pass_offset + lane_row_offset[half];
+#pragma unroll
+                    for (int j = 0; j < S::kTileCols; ++j) {
+#pragma unroll
+                        for (int h = 0; h < 2; ++h) {
+                            const int i = 2 * half + h;
+                            if (col_offset[j][h] != Index(-1)) {
+                                amps[row_offset + col_offset[j][h]] = make_double2(acc_re[j][i], acc_im[j][i]);
+                            }
+                            acc_re[j][i] = 0.0;
+                            acc_im[j][i] = 0.0;
+                        }
+                    }
+                }
+            }
+        }
+        __pipeline_wait_prior(0);  // only empty groups can be pending; keeps the count exact per tile
+        __syncthreads();           // (E) every thread is done with xs and ms before the next tile's copies
+    }
+}
+
+template <int K>
+void launch_mma(std::complex<double>* amps, const GateQubits& gate, const Matrix& matrix) {
+    using S = MmaShape<K>;
+    const std::size_t entries = static_cast<std::size_t>(S::kDim) * S::kDim;
+    const TileLayout layout = make_tile_layout(gate, S::kColumnBits);
+    const auto kernel = apply_matrix_mma_kernel<K>;
+    allow_shared_memory(kernel, S::kSharedBytes,
+                        ("the tensor-core kernel for " + std::to_string(K) + " targets").c_str());
+    const unsigned blocks = resident_grid(kernel, kMmaThreads, S::kSharedBytes, layout.num_tiles);
+
+    // Matrix is row-major std::complex<double>: the same bytes as double2.
+    DeviceArray<double2> device_matrix(entries, "the gate matrix");
+    copy_to_device(device_matrix.data(), matrix.data(), entries * sizeof(double2));
+    kernel<<<blocks, kMmaThreads, S::kSharedBytes>>>(as_device(amps), device_matrix.data(), layout);
+    QMARG_CHECK_LAUNCH(apply_matrix_mma_kernel);
+    // device_matrix is freed at scope exit: wait until the kernel is done with
+    // it (and report its errors here, where they belong).
+    QMARG_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+// c (16 x 8) = a (16 x 16) * b (16 x 8) by one warp through the fragment
+// helpers, every element placed and read back by its documented position.
+__global__ void dmma_fragment_product_kernel(const double* a, const double* b, double* c) {
+    const int lane = threadIdx.x;
+    double fa[8], fb[4], fc[4] = {0.0, 0.0, 0.0, 0.0};
+    for (int i = 0; i < 8; ++i) fa[i] = a[dmma_a_row(lane, i) * kDmmaDepth + dmma_a_col(lane, i)];
+    for (int i = 0; i < 4; ++i) fb[i] = b[dmma_b_row(lane, i) * kDmmaCols + dmma_b_col(lane)];
+    dmma_16x8x16(fc, fa, fb);
+    for (int i = 0; i < 4; ++i) c[dmma_c_row(lane, i) * kDmmaCols + dmma_c_col(lane, i)] = fc[i];
+}
+
+}  // namespace
+
+bool mma_available() {
+    int device = 0;
+    QMARG_CUDA_CHECK(cudaGetDevice(&device));
+    int major = 0;
+    QMARG_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    return major >= 8;
+}
+
+void apply_matrix_mma(std::complex<double>* amps, const GateQubits& gate, const Matrix& matrix) {
+    switch (gate.num_targets) {
+        case 4: return launch_mma<4>(amps, gate, matrix);
+        case 5: return launch_mma<5>(amps, gate, matrix);
+        case 6: return launch_mma<6>(amps, gate, matrix);
+        case 7: return launch_mma<7>(amps, gate, matrix);
+        case 8: return launch_mma<8>(amps, gate, matrix);
+        case 9: return launch_mma<9>(amps, gate, matrix);
+        case 10: return launch_mma<10>(amps, gate, matrix);
+        default:
+            throw Error("apply_matrix_mma: " + std::to_string(gate.num_targets) +
+                        " targets; this path takes 4.." + std::to_string(kMaxGateTargets));
+    }
+}
+
+std::vector<double> dmma_fragment_product(const std::vector<double>& a, const std::vector<double>& b) {
+    if (a.size() != kDmmaRows * kDmmaDepth || b.size() != kDmmaDepth * kDmmaCols) {
+        throw Error("dmma_fragment_product: a must be 16 x 16 and b 16 x 8, row-major (got " +
+                    std::to_string(a.size()) + " and " + std::to_string(b.size()) + " entries)");
+    }
+    if (!mma_available()) throw Error("dmma_fragment_product: FP64 tensor-core products need compute capability 8.0");
+    DeviceArray<double> da(a.size(), "fragment check A"), db(b.size(), "fragment check B"),
+        dc(kDmmaRows * kDmmaCols, "fragment check C");
+    copy_to_device(da.data(), a.data(), a.size() * sizeof(double));
+    copy_to_device(db.data(), b.data(), b.size() * sizeof(double));
+    dmma_fragment_product_kernel<<<1, 32>>>(da.data(), db.data(), dc.data());
+    QMARG_CHECK_LAUNCH(dmma_fragment_product_kernel);
+    std::vector<double> c(kDmmaRows * kDmmaCols);
+    copy_to_host(c.data(), dc.data(), c.size() * sizeof(double));
+    return c;
+}
+
+}  // namespace gpu
+}  // namespace qmarg
