@@ -154,7 +154,8 @@ TEST(Cli, ProgressLinesOnStderr) {
 TEST(Cli, FusedAndUnfusedRunsAgree) {
     auto probabilities = [](const Result& r) {
         std::map<std::string, double> p;
-        for (const auto& row : nlohmann::json::parse(r.out)["probabilities"]) p[row["outcome"]] = row["probability"];
+        const nlohmann::json parsed = nlohmann::json::parse(r.out);  // outlives the loop over its rows
+        for (const auto& row : parsed.at("probabilities")) p[row.at("outcome")] = row.at("probability");
         return p;
     };
     const std::string run = "run " + example("random_circuit.qasm") + " --device cpu --format json --threshold 0";
