@@ -93,7 +93,9 @@ void marginal_probabilities_shared(const std::complex<Real>* amps, int num_qubit
 // BinStationary (cuda/marginal_bin_stationary.cu) writes every bin, runs every
 // case and plans its launch from the qubit list itself. It takes one of two
 // paths: the transposed one (cuda/marginal_transpose.cu) where
-// transpose_applies (k >= n - 3, n >= 12), the streaming one elsewhere. Both
+// transpose_applies (k >= n - 3, n >= 12) unless the list starts with qubits
+// 0, 1, ..., 5 (whose stores the streaming kernel already coalesces), the
+// streaming one elsewhere. Both
 // are callable alone, so that the benchmark can set them side by side; the
 // streaming path runs every case, the transposed one only its own.
 template <class Real>
