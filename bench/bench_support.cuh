@@ -10,7 +10,10 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "check.cuh"
@@ -72,6 +75,21 @@ inline double copy_roofline_ms(const void* in, void* out, std::size_t bytes, int
             QMARG_CHECK_LAUNCH(copy_roofline_kernel);
         },
         runs));
+}
+
+// Removes --name=value (an integer flag of a benchmark program, read before
+// Google Benchmark sees argv) from argv and returns value, or `fallback`.
+inline int take_flag(int& argc, char** argv, const char* name, int fallback) {
+    const std::string prefix = std::string("--") + name + "=";
+    for (int i = 1; i < argc; ++i) {
+        if (std::strncmp(argv[i], prefix.c_str(), prefix.size()) == 0) {
+            const int value = std::atoi(argv[i] + prefix.size());
+            for (int j = i; j + 1 < argc; ++j) argv[j] = argv[j + 1];
+            --argc;
+            return value;
+        }
+    }
+    return fallback;
 }
 
 }  // namespace bench

@@ -277,20 +277,6 @@ void register_cases() {
     }
 }
 
-// Removes --name=value from argv and returns value, or `fallback`.
-int take_flag(int& argc, char** argv, const char* name, int fallback) {
-    const std::string prefix = std::string("--") + name + "=";
-    for (int i = 1; i < argc; ++i) {
-        if (std::strncmp(argv[i], prefix.c_str(), prefix.size()) == 0) {
-            const int value = std::atoi(argv[i] + prefix.size());
-            for (int j = i; j + 1 < argc; ++j) argv[j] = argv[j + 1];
-            --argc;
-            return value;
-        }
-    }
-    return fallback;
-}
-
 }  // namespace
 }  // namespace bench
 }  // namespace qmarg

@@ -24,6 +24,23 @@ struct DeviceComplexOf<double> {
 template <class Real>
 using DeviceComplex = typename DeviceComplexOf<Real>::type;
 
+// Two neighbouring amplitudes (index bit 0 = 0, 1) in one load, interleaved
+// re, im, re, im: 16 bytes (float) or 32 bytes (double, 32-byte aligned), the
+// widest loads sm_90 issues. The streaming marginal kernels read whole states
+// this way (a state's storage is 256-byte aligned and holds 2^n >= 2 amplitudes).
+template <class Real>
+struct AmpPairOf;
+template <>
+struct AmpPairOf<float> {
+    using type = float4;
+};
+template <>
+struct AmpPairOf<double> {
+    using type = double4_32a;
+};
+template <class Real>
+using AmpPair = typename AmpPairOf<Real>::type;
+
 // std::complex<Real> and DeviceComplex<Real> share their layout (an array of
 // two Real), so device pointers to amplitudes are reinterpreted, never copied.
 template <class Real>

@@ -78,17 +78,6 @@ struct Plan {
     int log_parts;                   // P: blocks sharing one segment (then M = 0)
 };
 
-template <class Real>
-struct Vec2;  // two interleaved complex amplitudes in one load
-template <>
-struct Vec2<float> {
-    using type = float4;
-};
-template <>
-struct Vec2<double> {
-    using type = double4_32a;  // 32-byte aligned: two double-complex amplitudes
-};
-
 // Programmatic dependent launch (sm_90): the kernels of the second pass are
 // launched while the first one is still running, so that a level of the
 // second pass costs no launch gap. A kernel lets its dependents launch once
@@ -107,17 +96,6 @@ __device__ inline void wait_for_previous_kernel() {
 #endif
 }
 
-// Inserts `value`'s bits, lowest first, at the set bits of `mask`.
-__host__ __device__ inline std::uint64_t deposit(std::uint64_t value, std::uint64_t mask) {
-    std::uint64_t out = 0;
-    for (std::uint64_t bit = 1; mask != 0; bit <<= 1) {
-        const std::uint64_t lowest = mask & (~mask + 1);
-        if (value & bit) out |= lowest;
-        mask ^= lowest;
-    }
-    return out;
-}
-
 // The index and bin offsets of segment `segment` (outer bits deposited).
 __device__ inline void segment_offsets(const Plan& plan, std::uint64_t segment, std::uint64_t& index,
                                        std::uint64_t& bin) {
@@ -132,7 +110,7 @@ __device__ inline void segment_offsets(const Plan& plan, std::uint64_t segment, 
 }
 
 template <class Real>
-__global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const typename Vec2<Real>::type* amps2, Plan plan,
+__global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<Real>* amps2, Plan plan,
                                                                   double* out, double* partials) {
     __shared__ double warp_values[kWarps][2][32];
     launch_dependents();
@@ -150,7 +128,7 @@ __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const typename
     const std::uint64_t steps = tasks << plan.log_segments_per_block;  // (segment, task) pairs of this block
     double* dest = log_parts ? partials + part * plan.bins : out;
     // The first inner offset of this block's part of its segment.
-    const std::uint64_t inner_first = deposit(part << plan.log_segment_tasks, plan.inner_mask);
+    const std::uint64_t inner_first = deposit_bits(part << plan.log_segment_tasks, plan.inner_mask);
     const std::uint64_t not_inner = ~plan.inner_mask;
 
     // Two cursors walk the same (segment, task) sequence: the load cursor runs
@@ -162,7 +140,7 @@ __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const typename
     double acc0 = 0, acc1 = 0;
 
     for (std::uint64_t step = 0; step < steps; step += kUnroll) {
-        typename Vec2<Real>::type v[kUnroll];
+        AmpPair<Real> v[kUnroll];
 #pragma unroll
         for (int j = 0; j < kUnroll; ++j) {
             if (step + j < steps) {
@@ -415,7 +393,7 @@ void marginal_probabilities_bin_stationary_streaming(const std::complex<Real>* a
     if (launch.blocks > 0x7fffffffu) {
         throw Error("BinStationary: " + std::to_string(launch.blocks) + " blocks exceed the grid limit");
     }
-    const auto* amps2 = reinterpret_cast<const typename Vec2<Real>::type*>(amps);
+    const auto* amps2 = reinterpret_cast<const AmpPair<Real>*>(amps);
     if (launch.parts == 1) {
         bin_stationary_kernel<Real>
             <<<static_cast<unsigned>(launch.blocks), kThreads>>>(amps2, launch.plan, out, nullptr);

@@ -57,17 +57,6 @@ struct ConditionalPlan {
     int log_steps = 0;          // loads per thread
 };
 
-// Inserts `value`'s bits, lowest first, at the set bits of `mask`.
-__host__ __device__ inline std::uint64_t deposit(std::uint64_t value, std::uint64_t mask) {
-    std::uint64_t out = 0;
-    for (std::uint64_t bit = 1; mask != 0; bit <<= 1) {
-        const std::uint64_t lowest = mask & (~mask + 1);
-        if (value & bit) out |= lowest;
-        mask ^= lowest;
-    }
-    return out;
-}
-
 // The next subset of `mask` after `subset`, in counting order.
 __device__ __forceinline__ std::uint64_t next_subset(std::uint64_t subset, std::uint64_t mask) {
     return ((subset | ~mask) + 1) & mask;
@@ -81,9 +70,9 @@ __global__ void __launch_bounds__(kThreads)
     const std::uint64_t bin = block >> plan.log_chunks;
     const std::uint64_t chunk = block & ((std::uint64_t{1} << plan.log_chunks) - 1);
     const std::uint64_t base =
-        scatter_bits(bin, plan.qubits.qubits, plan.qubits.count) | plan.fixed | deposit(threadIdx.x, plan.lane_mask);
+        scatter_bits(bin, plan.qubits.qubits, plan.qubits.count) | plan.fixed | deposit_bits(threadIdx.x, plan.lane_mask);
     const std::uint64_t steps = std::uint64_t{1} << plan.log_steps;
-    std::uint64_t walk = deposit(chunk << plan.log_steps, plan.step_mask);
+    std::uint64_t walk = deposit_bits(chunk << plan.log_steps, plan.step_mask);
 
     double acc[kUnroll] = {};
     for (std::uint64_t s = 0; s < steps; s += kUnroll) {
@@ -172,7 +161,7 @@ void conditional_marginal_probabilities(const std::complex<Real>* amps, int num_
         QMARG_CHECK_LAUNCH(conditional_threads_kernel);
         return;
     }
-    plan.lane_mask = deposit((std::uint64_t{1} << kLaneCounterBits) - 1, plan.free_mask);
+    plan.lane_mask = deposit_bits((std::uint64_t{1} << kLaneCounterBits) - 1, plan.free_mask);
     plan.step_mask = plan.free_mask & ~plan.lane_mask;
     const int step_bits = f - kLaneCounterBits;
     plan.log_chunks = std::max(0, std::min(kLogTargetBlocks - k, step_bits - kLogMinSteps));

@@ -124,29 +124,18 @@ constexpr int kMassValues = kMassMinQubits + 1;  // bits 0..16, then the total
 static_assert(kMassThreads == 1 << kThreadBits, "a thread id is index bits 1..8");
 static_assert(1 + kThreadBits + kStepBits == kMassMinQubits, "a block's chunk is 2^17 amplitudes");
 
-template <class Real>
-struct PairLoad;  // two interleaved complex amplitudes in one load
-template <>
-struct PairLoad<float> {
-    using type = float4;
-};
-template <>
-struct PairLoad<double> {
-    using type = double4_32a;
-};
-
 __device__ __forceinline__ double squared(double re, double im) { return re * re + im * im; }
 
 // partials[block][q]: mass with bit q set (q < 17) of this block's chunk, then its total.
 template <class Real>
 __global__ void __launch_bounds__(kMassThreads)
-    qubit_masses_kernel(const typename PairLoad<Real>::type* pairs, double* partials) {
+    qubit_masses_kernel(const AmpPair<Real>* pairs, double* partials) {
     __shared__ double warp_values[kMassThreads / 32][kMassValues];
     const std::uint64_t first = (static_cast<std::uint64_t>(blockIdx.x) << (kMassMinQubits - 1)) + threadIdx.x;
     double total = 0, bit0 = 0;
     double step[kStepBits] = {};
     for (int s = 0; s < kSteps; s += kMassUnroll) {
-        typename PairLoad<Real>::type v[kMassUnroll];
+        AmpPair<Real> v[kMassUnroll];
 #pragma unroll
         for (int u = 0; u < kMassUnroll; ++u) v[u] = pairs[first + static_cast<std::uint64_t>(s + u) * kMassThreads];
 #pragma unroll
@@ -227,7 +216,7 @@ void single_qubit_marginals(const std::complex<Real>* amps, int num_qubits, cons
     copy_to_device(device_qubits.data(), qubits.data(), qubits.size() * sizeof(int));
     copy_to_device(device_offsets.data(), offsets.data(), offsets.size() * sizeof(std::uint64_t));
     qubit_masses_kernel<Real><<<static_cast<unsigned>(blocks), kMassThreads>>>(
-        reinterpret_cast<const typename PairLoad<Real>::type*>(amps), partials.data());
+        reinterpret_cast<const AmpPair<Real>*>(amps), partials.data());
     QMARG_CHECK_LAUNCH(qubit_masses_kernel);
     qubit_masses_final_kernel<<<num_qubits + 1, kMassThreads>>>(partials.data(), blocks, num_qubits, masses.data());
     QMARG_CHECK_LAUNCH(qubit_masses_final_kernel);

@@ -43,17 +43,6 @@ namespace qmarg {
 namespace gpu {
 namespace {
 
-template <class Real>
-struct PairOf;  // two interleaved complex amplitudes in one load
-template <>
-struct PairOf<float> {
-    using type = float4;
-};
-template <>
-struct PairOf<double> {
-    using type = double4_32a;
-};
-
 // Loads in flight per thread before their stores: 4 keeps a double thread
 // at about 40 registers (six blocks per multiprocessor, the shared-memory
 // limit) with 1536 threads x 4 x 32 B = 192 KiB of loads in flight per
@@ -63,7 +52,7 @@ static_assert(kTransposeLoadSteps % kLoadBatch == 0, "the load steps come in who
 
 template <class Real>
 __global__ void __launch_bounds__(kTransposeThreads)
-    transpose_marginal_kernel(const typename PairOf<Real>::type* pairs, const __grid_constant__ TransposePlan plan,
+    transpose_marginal_kernel(const AmpPair<Real>* pairs, const __grid_constant__ TransposePlan plan,
                               double* out) {
     __shared__ double staged[1 << kTransposeTileBits];
     const unsigned thread = threadIdx.x;
@@ -74,7 +63,7 @@ __global__ void __launch_bounds__(kTransposeThreads)
     const std::uint32_t pair_slot = plan.load_slot[0];  // the second amplitude of a load
 #pragma unroll 1
     for (int first = 0; first < kTransposeLoadSteps; first += kLoadBatch) {
-        typename PairOf<Real>::type v[kLoadBatch];
+        AmpPair<Real> v[kLoadBatch];
 #pragma unroll
         for (int j = 0; j < kLoadBatch; ++j) {
             v[j] = pairs[(thread_index | transpose_load_step_index(plan, first + j)) >> 1];
@@ -110,7 +99,7 @@ void marginal_probabilities_transpose(const std::complex<Real>* amps, int num_qu
     if (blocks > 0x7fffffffu) {
         throw Error("BinStationary: " + std::to_string(blocks) + " tiles of the transposed path exceed the grid limit");
     }
-    const auto* pairs = reinterpret_cast<const typename PairOf<Real>::type*>(amps);
+    const auto* pairs = reinterpret_cast<const AmpPair<Real>*>(amps);
     transpose_marginal_kernel<Real><<<static_cast<unsigned>(blocks), kTransposeThreads>>>(pairs, plan, out);
     QMARG_CHECK_LAUNCH(transpose_marginal_kernel);
 }

@@ -18,9 +18,12 @@
 #include <vector>
 
 #include "format.hpp"
+#include "marginal_support.hpp"
 #include "test_support.hpp"
 
 namespace {
+
+using qmarg_test::expect_bins_near;
 
 using qmarg::Device;
 using qmarg::MarginalOptions;
@@ -106,28 +109,6 @@ Expect expectation(MarginalStrategy strategy, int n, int k, const GpuLimits& lim
             return bytes > limits.total_memory ? Expect::Throws : Expect::NotChecked;
         }
         default: return Expect::Runs;
-    }
-}
-
-// Per bin: relative error <= tolerance<Real>() (1e-12 for double) of the
-// reference, where bins far below the mean bin (1e-3 / 2^k) are held to the
-// same error relative to that floor instead of to their own tiny value.
-template <class Real>
-void expect_bins_near(const std::vector<double>& got, const std::vector<double>& want) {
-    ASSERT_EQ(got.size(), want.size());
-    const double tolerance = qmarg_test::tolerance<Real>();
-    const double floor = 1e-3 / static_cast<double>(want.size());
-    int reported = 0;
-    for (std::size_t b = 0; b < want.size(); ++b) {
-        const double allowed = tolerance * std::max(std::abs(want[b]), floor);
-        if (!(std::abs(got[b] - want[b]) <= allowed)) {  // also catches NaN
-            ADD_FAILURE() << std::setprecision(17) << "bin " << b << ": got " << got[b] << ", CPU reference " << want[b]
-                          << " (allowed error " << allowed << ")";
-            if (++reported == 5) {
-                ADD_FAILURE() << "further bins not reported";
-                return;
-            }
-        }
     }
 }
 

@@ -13,9 +13,12 @@
 #include <vector>
 
 #include "marginal_transpose_plan.hpp"
+#include "marginal_support.hpp"
 #include "test_support.hpp"
 
 namespace {
+
+using qmarg_test::expect_bins_near;
 
 using qmarg::Device;
 using qmarg::MarginalOptions;
@@ -41,27 +44,6 @@ Qubits layout(const std::string& name, int n, int k, std::mt19937_64& rng) {
     }
     if (name == "random") qubits = qmarg_test::random_qubits(n, k, rng);
     return qubits;
-}
-
-// Per bin: relative error <= tolerance<Real>() of the reference, with bins far
-// below the mean (1e-3 / 2^k) held to that error relative to that floor.
-template <class Real>
-void expect_bins_near(const std::vector<double>& got, const std::vector<double>& want) {
-    ASSERT_EQ(got.size(), want.size());
-    const double tolerance = qmarg_test::tolerance<Real>();
-    const double floor = 1e-3 / static_cast<double>(want.size());
-    int reported = 0;
-    for (std::size_t b = 0; b < want.size(); ++b) {
-        const double allowed = tolerance * std::max(std::abs(want[b]), floor);
-        if (!(std::abs(got[b] - want[b]) <= allowed)) {  // also catches NaN
-            ADD_FAILURE() << std::setprecision(17) << "bin " << b << ": got " << got[b] << ", CPU reference " << want[b]
-                          << " (allowed error " << allowed << ")";
-            if (++reported == 5) {
-                ADD_FAILURE() << "further bins not reported";
-                return;
-            }
-        }
-    }
 }
 
 // One case: the engine against the CPU reference, then twice more bitwise.

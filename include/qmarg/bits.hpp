@@ -57,6 +57,18 @@ QMARG_HOST_DEVICE inline int parity(std::uint64_t bits) {
 #endif
 }
 
+// Deposits `value`'s bits, lowest first, at the set bits of `mask` (x86's
+// PDEP): the mask form of scatter_bits, for bit sets kept as masks.
+QMARG_HOST_DEVICE inline std::uint64_t deposit_bits(std::uint64_t value, std::uint64_t mask) {
+    std::uint64_t out = 0;
+    for (std::uint64_t bit = 1; mask != 0; bit <<= 1) {
+        const std::uint64_t lowest = mask & (~mask + 1);
+        if (value & bit) out |= lowest;
+        mask ^= lowest;
+    }
+    return out;
+}
+
 // Inserts a zero bit at each position in `sorted_qubits` (ascending) into
 // `compact`: maps a counter over the 2^(n-k) assignments of the other qubits to
 // the amplitude index whose listed qubits are all 0.

@@ -18,18 +18,12 @@
 #include <omp.h>
 
 #include "backend/cpu.hpp"
+#include "cpu/probability.hpp"
 #include "qmarg/bits.hpp"
 
 namespace qmarg {
 namespace cpu {
 namespace {
-
-template <class Real>
-double probability(const std::complex<Real>& amp) {
-    const double re = amp.real();
-    const double im = amp.imag();
-    return re * re + im * im;
-}
 
 template <class Real>
 std::vector<double> per_thread_bins(const std::complex<Real>* amps, Index size, const Qubits& qubits, int threads) {

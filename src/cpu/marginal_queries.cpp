@@ -16,19 +16,13 @@
 #include <omp.h>
 
 #include "backend/cpu.hpp"
+#include "cpu/probability.hpp"
 #include "cpu/tree_reduce.hpp"
 #include "qmarg/bits.hpp"
 
 namespace qmarg {
 namespace cpu {
 namespace {
-
-template <class Real>
-double probability(const std::complex<Real>& amp) {
-    const double re = amp.real();
-    const double im = amp.imag();
-    return re * re + im * im;
-}
 
 // The index bits that the condition fixes to 1.
 std::uint64_t condition_bits(const Qubits& condition_qubits, const std::vector<int>& condition_values) {
