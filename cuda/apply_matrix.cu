@@ -136,7 +136,9 @@ TileLayout make_tile_layout(const GateQubits& gate, int free_bits) {
 DensePath dense_path(const GateQubits& gate, std::size_t real_bytes) {
     const int k = gate.num_targets;
     const bool low_target = gate.min_target < 3;
-    if (real_bytes == sizeof(double) && (k >= 5 || (k == 4 && low_target)) && mma_available()) {
+    const bool mma_wins = real_bytes == sizeof(double) ? k >= 5 || (k == 4 && low_target)
+                                                       : k >= 6 || (k == 5 && low_target);
+    if (mma_wins && mma_available()) {
         return DensePath::Mma;
     }
     return k <= kMaxSmallTargets ? DensePath::Small : DensePath::Tiled;
@@ -151,13 +153,6 @@ const char* to_string(DensePath path) {
     return "?";
 }
 
-// dense_path picks the tensor-core path for double states only.
-void apply_dense_mma(std::complex<double>* amps, const GateQubits& gate, const Matrix& matrix) {
-    apply_matrix_mma(amps, gate, matrix);
-}
-void apply_dense_mma(std::complex<float>*, const GateQubits&, const Matrix&) {
-    throw Error("apply_matrix: the tensor-core path takes double states only");
-}
 
 template <class Real>
 void apply_matrix(std::complex<Real>* amps, int num_qubits, const Qubits& targets, const Matrix& matrix,
@@ -182,7 +177,7 @@ void apply_matrix(std::complex<Real>* amps, int num_qubits, const Qubits& target
             switch (dense_path(gate, sizeof(Real))) {
                 case DensePath::Small: apply_matrix_small(amps, gate, matrix); return;
                 case DensePath::Tiled: apply_matrix_tiled(amps, gate, matrix); return;
-                case DensePath::Mma: apply_dense_mma(amps, gate, matrix); return;
+                case DensePath::Mma: apply_matrix_mma(amps, gate, matrix); return;
             }
             return;
     }

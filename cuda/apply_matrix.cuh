@@ -11,16 +11,24 @@
 //   apply_matrix_tiled        dense, k > kMaxSmallTargets: a block owns
 //                             several groups staged in shared memory and
 //                             streams the matrix through it in tiles.
-//   apply_matrix_mma          dense, double, on FP64 tensor cores (DMMA):
-//                             the tiled product with DMMA micro-kernels.
+//   apply_matrix_mma          dense, on FP64 tensor cores (DMMA): the tiled
+//                             product with DMMA micro-kernels (a float state
+//                             is widened to double on chip).
 //
-// Which path a dense gate takes (dense_path below): double states on a GPU
-// with FP64 tensor cores take apply_matrix_mma for k >= 5, where 8 * 2^k
-// flops per amplitude outrun FP64 FMAs (k = 5 in registers also runs out of
-// them), and for k = 4 with a target among the three lowest qubits, where the
-// staged register kernel falls behind memory. Everything else keeps its
-// FMA path: k <= 3, and k = 4 with high targets, already run at the copy
-// roofline, and float has no tensor-core format as exact as its FMAs.
+// Which path a dense gate takes (dense_path below), on a GPU with FP64 tensor
+// cores (float states are widened to double on chip: no lower-precision
+// tensor-core format is as exact as float FMAs):
+//   double: apply_matrix_mma for k >= 5, where 8 * 2^k flops per amplitude
+//     outrun FMAs (k = 5 in registers also runs out of them), and for k = 4
+//     with a target among the three lowest qubits, where the staged register
+//     kernel falls behind memory;
+//   float: apply_matrix_mma for k >= 6, and for k = 5 with a target among the
+//     three lowest qubits.
+// Everything else keeps its FMA path: k <= 3 and k = 4 with high targets run
+// at the copy roofline. Measured on an H100 (float, n = 28, fraction of the
+// floor), tensor cores against the FMA paths: k = 4 low 0.54 against 0.66;
+// k = 5 high 0.39 against 0.71, low and scattered 0.41-0.45 against 0.13;
+// k = 6 0.40-0.42 against 0.29-0.42; k = 7..10 0.36-0.46 against 0.32-0.45.
 //
 // Controls never reach a kernel as a test: they are folded into the index
 // mapping (their bits are inserted with the required values), so a gate with
@@ -114,13 +122,14 @@ template <class Real>
 void apply_matrix_small(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix);
 template <class Real>
 void apply_matrix_tiled(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix);
-void apply_matrix_mma(std::complex<double>* amps, const GateQubits& gate, const Matrix& matrix);
+template <class Real>
+void apply_matrix_mma(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix);
 
 // Whether the current device has FP64 tensor cores (compute capability >= 8.0).
 bool mma_available();
 
 enum class DensePath { Small, Tiled, Mma };
-// The path a dense gate with this description takes on the current device,
+// The path a dense gate with this description takes on the current device
 // for a state of `real_bytes` per real component (4 or 8).
 DensePath dense_path(const GateQubits& gate, std::size_t real_bytes);
 const char* to_string(DensePath path);

@@ -1,5 +1,8 @@
-// Dense double-precision gates on 4..10 targets as a matrix product on the
-// FP64 tensor cores (DMMA, mma.sync m8n8k4 .f64; cuda/dmma.cuh). With D = 2^k the gate is
+// Dense gates on 4..10 targets as a matrix product on the FP64 tensor cores
+// (DMMA, mma.sync m8n8k4 .f64; cuda/dmma.cuh), for double and float states: a
+// float state's amplitudes are widened to double as they are staged and
+// rounded back once, when the result is stored, so the product itself is the
+// double one (more exact than float FMAs with a float copy of the matrix). With D = 2^k the gate is
 // Y = M * X, M the D x D matrix and X's columns the groups (the D amplitudes
 // whose target bits vary, one column per assignment of the other free qubits).
 //
@@ -47,6 +50,7 @@
 
 #include <cstddef>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "apply_matrix.cuh"
@@ -132,9 +136,10 @@ __device__ __forceinline__ void copy_matrix_chunk(double2* ms, const double2* ma
     }
 }
 
-template <int K>
+template <int K, class Real>
 __global__ void __launch_bounds__(kMmaThreads, MmaShape<K>::kMinBlocks)
-    apply_matrix_mma_kernel(double2* amps, const double2* __restrict__ matrix, const __grid_constant__ TileLayout layout) {
+    apply_matrix_mma_kernel(DeviceComplex<Real>* amps, const double2* __restrict__ matrix,
+                            const __grid_constant__ TileLayout layout) {
     using S = MmaShape<K>;
     extern __shared__ __align__(16) unsigned char shared_bytes[];
     double2* xs = reinterpret_cast<double2*>(shared_bytes);
@@ -197,11 +202,19 @@ __global__ void __launch_bounds__(kMmaThreads, MmaShape<K>::kMinBlocks)
         const Index base = tile_base(layout, tile);
 
         // Stage X: file each amplitude of the tile under its (row, column).
+        // Double amplitudes are copied asynchronously (they join chunk 0's
+        // commit group); float ones are loaded and widened, visible after (B).
         if (stages) {
             for (int j = 0; j < per_thread; ++j) {
                 const unsigned cell = thread_cell | stage_cells[j];
-                __pipeline_memcpy_async(xs + (cell >> 16) * S::kXStride + (cell & 0xffffu),
-                                        amps + base + thread_offset + stage_offsets[j], sizeof(double2));
+                double2* to = xs + (cell >> 16) * S::kXStride + (cell & 0xffffu);
+                const DeviceComplex<Real>* from = amps + base + thread_offset + stage_offsets[j];
+                if constexpr (std::is_same<Real, double>::value) {
+                    __pipeline_memcpy_async(to, from, sizeof(double2));
+                } else {
+                    const float2 v = *from;
+                    *to = make_double2(v.x, v.y);
+                }
             }
         }
         if (columns < S::kColumns) {
@@ -281,7 +294,12 @@ __global__ void __launch_bounds__(kMmaThreads, MmaShape<K>::kMinBlocks)
                         for (int h = 0; h < 2; ++h) {
                             const int i = 2 * half + h;
                             if (col_offset[j][h] != Index(-1)) {
-                                amps[row_offset + col_offset[j][h]] = make_double2(acc_re[j][i], acc_im[j][i]);
+                                if constexpr (std::is_same<Real, double>::value) {
+                                    amps[row_offset + col_offset[j][h]] = make_double2(acc_re[j][i], acc_im[j][i]);
+                                } else {
+                                    amps[row_offset + col_offset[j][h]] =
+                                        make_float2(static_cast<float>(acc_re[j][i]), static_cast<float>(acc_im[j][i]));
+                                }
                             }
                             acc_re[j][i] = 0.0;
                             acc_im[j][i] = 0.0;
@@ -295,12 +313,12 @@ __global__ void __launch_bounds__(kMmaThreads, MmaShape<K>::kMinBlocks)
     }
 }
 
-template <int K>
-void launch_mma(std::complex<double>* amps, const GateQubits& gate, const Matrix& matrix) {
+template <int K, class Real>
+void launch_mma(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix) {
     using S = MmaShape<K>;
     const std::size_t entries = static_cast<std::size_t>(S::kDim) * S::kDim;
     const TileLayout layout = make_tile_layout(gate, S::kColumnBits);
-    const auto kernel = apply_matrix_mma_kernel<K>;
+    const auto kernel = apply_matrix_mma_kernel<K, Real>;
     allow_shared_memory(kernel, S::kSharedBytes,
                         ("the tensor-core kernel for " + std::to_string(K) + " targets").c_str());
     const unsigned blocks = resident_grid(kernel, kMmaThreads, S::kSharedBytes, layout.num_tiles);
@@ -336,7 +354,8 @@ bool mma_available() {
     return major >= 8;
 }
 
-void apply_matrix_mma(std::complex<double>* amps, const GateQubits& gate, const Matrix& matrix) {
+template <class Real>
+void apply_matrix_mma(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix) {
     switch (gate.num_targets) {
         case 4: return launch_mma<4>(amps, gate, matrix);
         case 5: return launch_mma<5>(amps, gate, matrix);
@@ -350,6 +369,8 @@ void apply_matrix_mma(std::complex<double>* amps, const GateQubits& gate, const 
                         " targets; this path takes 4.." + std::to_string(kMaxGateTargets));
     }
 }
+template void apply_matrix_mma<float>(std::complex<float>*, const GateQubits&, const Matrix&);
+template void apply_matrix_mma<double>(std::complex<double>*, const GateQubits&, const Matrix&);
 
 std::vector<double> dmma_fragment_product(const std::vector<double>& a, const std::vector<double>& b) {
     if (a.size() != kDmmaRows * kDmmaDepth || b.size() != kDmmaDepth * kDmmaCols) {

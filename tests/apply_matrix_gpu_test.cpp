@@ -309,7 +309,7 @@ TYPED_TEST(ApplyMatrixGpuTest, IdentityLeavesStateUnchanged) {
     EXPECT_EQ(state.amplitudes(), before);
 }
 
-// ---- the tensor-core path (double, k >= 5, and k = 4 with low targets) --------
+// ---- the tensor-core path (k >= 5, and k = 4 with low targets) ---------------
 
 // A random dense matrix that is not unitary: complex Gaussian entries scaled by
 // 1/sqrt(dim), so the state keeps its size and every entry takes part.
