@@ -40,9 +40,14 @@ Matrix rz(double theta) { return Matrix(2, {phase_factor(-theta / 2), 0.0, 0.0, 
 
 Matrix phase(double lambda) { return Matrix(2, {1.0, 0.0, 0.0, phase_factor(lambda)}); }
 
+// e^{i(phi + lambda)} is formed as e^{i phi} e^{i lambda}, not from the sum:
+// for a large angle the rounded sum loses phi's low bits (at |lambda| ~ 4e9,
+// about 5e-7 rad), and the two rows would stop being orthogonal. The product
+// keeps the matrix unitary to rounding for any angles.
 Matrix u3(double theta, double phi, double lambda) {
     const double c = std::cos(theta / 2), s = std::sin(theta / 2);
-    return Matrix(2, {c, -phase_factor(lambda) * s, phase_factor(phi) * s, phase_factor(phi + lambda) * c});
+    const Matrix::value_type e_phi = phase_factor(phi), e_lambda = phase_factor(lambda);
+    return Matrix(2, {c, -e_lambda * s, e_phi * s, e_phi * e_lambda * c});
 }
 
 Matrix swap() {

@@ -375,4 +375,22 @@ TYPED_TEST(GatesVsKronecker, UnitarityOverThousandRandomGates) {
     EXPECT_NEAR(qmarg::total_probability(state), 1.0, tolerance);
 }
 
+// u3 (and u2, U, cu3 built from it) stays unitary to rounding for any angles:
+// e^{i(phi + lambda)} must not come from the rounded sum, which at |lambda|
+// ~ 4e9 drops phi's low bits (found by the fuzzer as u2(0.2, 4444444444.3)).
+TEST(GateMatrices, U3IsUnitaryForHugeAngles) {
+    for (const double lambda : {4444444444.3, -1e12, 3e15}) {
+        for (const double phi : {0.2, -7e9, 1e13}) {
+            const qmarg::Matrix u = qmarg::gates::u3(0.3, phi, lambda);
+            for (int r = 0; r < 2; ++r) {
+                for (int c = 0; c < 2; ++c) {
+                    const C dot = u(r, 0) * std::conj(u(c, 0)) + u(r, 1) * std::conj(u(c, 1));
+                    EXPECT_NEAR(std::abs(dot - (r == c ? C(1.0) : C(0.0))), 0.0, 1e-14)
+                        << "phi " << phi << ", lambda " << lambda << ", rows " << r << ", " << c;
+                }
+            }
+        }
+    }
+}
+
 }  // namespace
