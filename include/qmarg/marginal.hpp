@@ -105,8 +105,8 @@ enum class MarginalStrategy {
     // of the amplitudes' count, it stages tiles of 2^12 probabilities in
     // shared memory and writes the bins in contiguous runs, in any qubit order
     // but one that starts 0, 1, ..., 5 (which it already writes in runs)
-    // (cuda/marginal_transpose.cu): 0.86 to 0.96 of the roofline counting the
-    // output bytes at n = 26..30, where it reached 0.09 to 0.79 before.
+    // (cuda/marginal_transpose.cu): 0.85 to 0.97 of the roofline counting the
+    // output bytes (double, n = 26..30), where it reached 0.09 to 0.79 before.
     //
     // Limits: none beyond the output; it runs every k from 1 to n. Temporary
     // memory (at most 2^n / 64 bytes of partial rows) only when a segment is split.
