@@ -1,3 +1,4 @@
+// operations: 5
 // Angles far beyond 2 pi: every gate must stay unitary to rounding (a fuzzing
 // finding: u2's e^{i(phi + lambda)} from the rounded sum was not).
 OPENQASM 2.0;
