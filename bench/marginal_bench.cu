@@ -304,21 +304,6 @@ std::pair<std::vector<double>, std::string> reference(Workspace<Real>& ws, int k
     return cpu();
 }
 
-// Empty when the bins agree (relative 1e-9 for double, 1e-5 for float; bins far
-// below the mean bin are held to that error relative to 1e-3 of the mean).
-std::string compare(const std::vector<double>& got, const std::vector<double>& want, double tolerance) {
-    if (got.size() != want.size()) return "size " + std::to_string(got.size()) + " vs " + std::to_string(want.size());
-    const double floor = 1e-3 / static_cast<double>(want.size());
-    for (std::size_t b = 0; b < want.size(); ++b) {
-        if (!(std::abs(got[b] - want[b]) <= tolerance * std::max(std::abs(want[b]), floor))) {
-            char text[160];
-            std::snprintf(text, sizeof text, "bin %zu: got %.17g, expected %.17g", b, got[b], want[b]);
-            return text;
-        }
-    }
-    return "";
-}
-
 // ------------------------------------------------------------------ cells --
 
 void set_bandwidth_counters(benchmark::State& st, double ms, double roofline_ms, std::size_t bytes) {
@@ -382,7 +367,7 @@ void marginal_cell(benchmark::State& st, int n, int k, Layout layout, MarginalSt
         const double check_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
         const auto ref = reference(ws, k, layout, qubits, runs_as);
-        const std::string mismatch = compare(result, ref.first, std::is_same<Real, float>::value ? 1e-5 : 1e-9);
+        const std::string mismatch = qmarg::compare_marginals(result, ref.first, std::is_same<Real, float>::value ? 1e-5 : 1e-9);
         if (!mismatch.empty()) {
             ++g_wrong_answers;
             const std::string message = std::string("WRONG ANSWER from ") + qmarg::to_string(strategy) + " against " +
@@ -441,7 +426,7 @@ void all_single_qubits_cell(benchmark::State& st, int n) {
             const std::vector<double> want =
                 qmarg::marginal_probabilities(ws.state(), {q}, MarginalOptions{MarginalStrategy::BinStationary});
             const std::string mismatch =
-                compare({result[2 * q], result[2 * q + 1]}, want, std::is_same<Real, float>::value ? 1e-5 : 1e-9);
+                qmarg::compare_marginals({result[2 * q], result[2 * q + 1]}, want, std::is_same<Real, float>::value ? 1e-5 : 1e-9);
             if (!mismatch.empty()) {
                 ++g_wrong_answers;
                 const std::string message = "WRONG ANSWER from all single-qubit marginals, qubit " + std::to_string(q) +
@@ -513,7 +498,7 @@ void conditional_cell(benchmark::State& st, int n, int k, bool high) {
         const std::vector<double> full =
             qmarg::marginal_probabilities(ws.state(), joint, MarginalOptions{MarginalStrategy::BinStationary});
         const std::vector<double> want(full.begin() + (std::size_t{1} << k), full.begin() + (std::size_t{2} << k));
-        const std::string mismatch = compare(result, want, std::is_same<Real, float>::value ? 1e-5 : 1e-9);
+        const std::string mismatch = qmarg::compare_marginals(result, want, std::is_same<Real, float>::value ? 1e-5 : 1e-9);
         if (!mismatch.empty()) {
             ++g_wrong_answers;
             const std::string message = "WRONG ANSWER from the conditional marginal (" + label + "): " + mismatch;
@@ -608,7 +593,7 @@ void near_n_cell(benchmark::State& st, int n, int k, Layout layout, NearPath pat
             reference_case = std::make_tuple(n, k, layout);
         }
         const std::string mismatch =
-            compare(result, reference_bins, std::is_same<Real, float>::value ? 1e-5 : 1e-9);
+            qmarg::compare_marginals(result, reference_bins, std::is_same<Real, float>::value ? 1e-5 : 1e-9);
         result.clear();
         result.shrink_to_fit();
         if (!mismatch.empty()) {

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "backend/cpu.hpp"
@@ -75,5 +77,20 @@ template std::vector<double> time_read_roofline_ms(const StateVector<float>&, in
 template std::vector<double> time_read_roofline_ms(const StateVector<double>&, int, int);
 template double read_roofline_ms(const StateVector<float>&, int);
 template double read_roofline_ms(const StateVector<double>&, int);
+
+std::string compare_marginals(const std::vector<double>& got, const std::vector<double>& want, double tolerance) {
+    if (got.size() != want.size()) {
+        return std::to_string(got.size()) + " bins, expected " + std::to_string(want.size());
+    }
+    const double floor = 1e-3 / static_cast<double>(want.size());
+    for (std::size_t b = 0; b < want.size(); ++b) {
+        if (!(std::abs(got[b] - want[b]) <= tolerance * std::max(std::abs(want[b]), floor))) {
+            char text[160];
+            std::snprintf(text, sizeof text, "bin %zu: got %.17g, expected %.17g", b, got[b], want[b]);
+            return text;
+        }
+    }
+    return "";
+}
 
 }  // namespace qmarg

@@ -79,4 +79,19 @@ TEST(BenchmarkGpu, EveryStrategyTimesAndLimitsThrowBeforeTiming) {
     EXPECT_GE(info.memory_clock_rate_khz, 0);
 }
 
+TEST(CompareMarginals, AcceptsWithinToleranceAndNamesTheFirstBinOutside) {
+    const std::vector<double> want{0.5, 0.25, 0.25, 0.0};
+    EXPECT_EQ(qmarg::compare_marginals(want, want, 1e-9), "");
+    EXPECT_EQ(qmarg::compare_marginals({0.5 + 1e-12, 0.25, 0.25, 0.0}, want, 1e-9), "");
+    // A bin far below the mean is held to the tolerance relative to 1e-3 of
+    // the mean bin: 1e-14 off an empty bin passes, 1e-9 does not.
+    EXPECT_EQ(qmarg::compare_marginals({0.5, 0.25, 0.25, 1e-14}, want, 1e-9), "");
+    const std::string far = qmarg::compare_marginals({0.5, 0.25, 0.25, 1e-9}, want, 1e-9);
+    EXPECT_NE(far.find("bin 3"), std::string::npos) << far;
+    const std::string off = qmarg::compare_marginals({0.5, 0.26, 0.24, 0.0}, want, 1e-9);
+    EXPECT_NE(off.find("bin 1: got 0.26"), std::string::npos) << off;
+    const std::string size = qmarg::compare_marginals({1.0}, want, 1e-9);
+    EXPECT_EQ(size, "1 bins, expected 4");
+}
+
 }  // namespace

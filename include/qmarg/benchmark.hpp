@@ -21,6 +21,7 @@
 // across machines; raw rates are not.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "qmarg/marginal.hpp"
@@ -44,5 +45,11 @@ std::vector<double> time_read_roofline_ms(const StateVector<Real>& state, int wa
 // The median of time_read_roofline_ms(state, 3, runs).
 template <class Real>
 double read_roofline_ms(const StateVector<Real>& state, int runs);
+
+// The check a benchmark makes before it times an answer. Empty when every bin
+// of `got` agrees with `want` to `tolerance` relative to the bin, or to 1e-3 of
+// the mean bin for bins far below it; otherwise the first bin that differs (or
+// the two sizes), with both values.
+std::string compare_marginals(const std::vector<double>& got, const std::vector<double>& want, double tolerance);
 
 }  // namespace qmarg

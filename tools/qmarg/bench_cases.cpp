@@ -69,21 +69,6 @@ RunStats run_stats(std::vector<double> ms) {
     return s;
 }
 
-std::string compare_marginals(const std::vector<double>& got, const std::vector<double>& want, double tolerance) {
-    if (got.size() != want.size()) {
-        return std::to_string(got.size()) + " bins, expected " + std::to_string(want.size());
-    }
-    const double floor = 1e-3 / static_cast<double>(want.size());
-    for (std::size_t b = 0; b < want.size(); ++b) {
-        if (!(std::abs(got[b] - want[b]) <= tolerance * std::max(std::abs(want[b]), floor))) {
-            char text[160];
-            std::snprintf(text, sizeof text, "bin %zu: got %.17g, expected %.17g", b, got[b], want[b]);
-            return text;
-        }
-    }
-    return "";
-}
-
 template <class Real>
 std::vector<double> serial_marginal(const std::complex<Real>* amps, int n, const qmarg::Qubits& qubits) {
     std::vector<double> bins(std::size_t{1} << qubits.size(), 0.0);

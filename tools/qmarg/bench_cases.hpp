@@ -28,11 +28,6 @@ struct RunStats {
 // Percentiles by linear interpolation between the sorted runs.
 RunStats run_stats(std::vector<double> ms);
 
-// Empty when every bin of `got` agrees with `want` to `tolerance` relative to
-// the bin, or to 1e-3 of the mean bin for bins far below it; otherwise the
-// first bin that differs, with both values.
-std::string compare_marginals(const std::vector<double>& got, const std::vector<double>& want, double tolerance);
-
 // The marginal computed in the plainest way, one amplitude after another on
 // one thread, in double: a check for the CPU backend that shares no code with it.
 template <class Real>

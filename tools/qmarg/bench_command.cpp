@@ -235,7 +235,7 @@ void bench_state(Sweep& sweep, const std::string& precision, int n) {
                 const double check_seconds =
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
                 const auto want = reference(strategy);
-                const std::string mismatch = compare_marginals(answer, want.first, tolerance);
+                const std::string mismatch = qmarg::compare_marginals(answer, want.first, tolerance);
                 if (!mismatch.empty()) {
                     throw qmarg::Error("WRONG ANSWER: " + strategy + " on a " + precision + " state, n=" +
                                        std::to_string(n) + " k=" + std::to_string(k) + " " + layout + " qubits {" +
