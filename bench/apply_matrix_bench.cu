@@ -422,14 +422,7 @@ int main(int argc, char** argv) {
     g_float_qubits = take_flag(argc, argv, "float_qubits", g_float_qubits);
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-    if (!qmarg::gpu_available()) {
-        std::fprintf(stderr, "apply_matrix_bench: no usable GPU: %s\n", qmarg::gpu_unavailable_reason().c_str());
-        return 1;
-    }
-    const qmarg::GpuInfo info = qmarg::gpu_info();
-    benchmark::AddCustomContext("gpu", info.name);
-    benchmark::AddCustomContext("gpu_compute_capability", std::to_string(info.compute_capability_major) + "." +
-                                                              std::to_string(info.compute_capability_minor));
+    if (!record_gpu("apply_matrix_bench")) return 1;
     register_cases<double>(g_double_qubits);
     register_cases<float>(g_float_qubits);
     benchmark::RunSpecifiedBenchmarks();

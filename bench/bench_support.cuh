@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -19,6 +20,7 @@
 #include "check.cuh"
 #include "launch.cuh"
 #include "roofline.cuh"
+#include "qmarg/device.hpp"
 #include "qmarg/types.hpp"
 
 namespace qmarg {
@@ -52,6 +54,30 @@ inline double median(std::vector<double> values) {
     std::sort(values.begin(), values.end());
     const std::size_t n = values.size();
     return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+// Checks for a usable GPU (else says why on stderr, naming `program`) and
+// records it in the JSON context of every benchmark program: name, compute
+// capability, multiprocessors, memory, L2, shared memory per block and the
+// driver and runtime versions. Returns false without a GPU.
+inline bool record_gpu(const char* program, GpuInfo* info_out = nullptr) {
+    if (!gpu_available()) {
+        std::fprintf(stderr, "%s: no usable GPU: %s\n", program, gpu_unavailable_reason().c_str());
+        return false;
+    }
+    const GpuInfo info = gpu_info();
+    benchmark::AddCustomContext("gpu", info.name);
+    benchmark::AddCustomContext("gpu_compute_capability", std::to_string(info.compute_capability_major) + "." +
+                                                              std::to_string(info.compute_capability_minor));
+    benchmark::AddCustomContext("gpu_multiprocessors", std::to_string(info.multiprocessors));
+    benchmark::AddCustomContext("gpu_memory_bytes", std::to_string(info.global_memory_bytes));
+    benchmark::AddCustomContext("gpu_l2_bytes", std::to_string(info.l2_cache_bytes));
+    benchmark::AddCustomContext("gpu_shared_memory_per_block_optin_bytes",
+                                std::to_string(info.shared_memory_per_block_optin));
+    benchmark::AddCustomContext("cuda_driver", std::to_string(info.driver_version));
+    benchmark::AddCustomContext("cuda_runtime", std::to_string(info.runtime_version));
+    if (info_out != nullptr) *info_out = info;
+    return true;
 }
 
 // Copy roofline: read and write each byte once.

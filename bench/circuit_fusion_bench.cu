@@ -292,14 +292,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "circuit_fusion_bench: --qubits must be at least 2 and --depth at least 1\n");
         return 1;
     }
-    if (!qmarg::gpu_available()) {
-        std::fprintf(stderr, "circuit_fusion_bench: no usable GPU: %s\n", qmarg::gpu_unavailable_reason().c_str());
-        return 1;
-    }
-    const qmarg::GpuInfo info = qmarg::gpu_info();
-    benchmark::AddCustomContext("gpu", info.name);
-    benchmark::AddCustomContext("gpu_compute_capability", std::to_string(info.compute_capability_major) + "." +
-                                                              std::to_string(info.compute_capability_minor));
+    if (!record_gpu("circuit_fusion_bench")) return 1;
     benchmark::AddCustomContext("circuit", "random layered: u3 on every qubit, then CX/CZ on a random pairing; seed " +
                                                std::to_string(kCircuitSeed));
     register_cases<double>();

@@ -306,6 +306,29 @@ std::pair<std::vector<double>, std::string> reference(Workspace<Real>& ws, int k
 
 // ------------------------------------------------------------------ cells --
 
+// Timed runs of a cell whose checking run took `check_seconds`: --qmarg_runs,
+// or fewer (at least --qmarg_min_runs) where --qmarg_cell_seconds allows less.
+int runs_for_cell(double check_seconds) {
+    if (g_options.cell_seconds <= 0) return g_options.runs;
+    const double affordable = std::floor(g_options.cell_seconds / std::max(check_seconds, 1e-9));
+    return static_cast<int>(std::max<double>(std::min(g_options.min_runs, g_options.runs),
+                                             std::min<double>(g_options.runs, affordable)));
+}
+
+// Reports a timed cell's median as its iteration time, and the counters every
+// timed cell carries; a cell that failed reports its error alone.
+void finish_cell(benchmark::State& st, int n, int k, double median_ms, const std::vector<double>& times,
+                 const std::string& label) {
+    for (auto _ : st) st.SetIterationTime(median_ms * 1e-3);
+    if (st.error_occurred()) return;
+    st.counters["n"] = n;
+    st.counters["k"] = k;
+    st.counters["runs"] = static_cast<double>(times.size());
+    st.counters["ms_min"] = *std::min_element(times.begin(), times.end());
+    st.counters["ms_max"] = *std::max_element(times.begin(), times.end());
+    st.SetLabel(label);
+}
+
 void set_bandwidth_counters(benchmark::State& st, double ms, double roofline_ms, std::size_t bytes) {
     const double gbps = static_cast<double>(bytes) / (ms * 1e-3) / 1e9;
     const double roofline_gbps = static_cast<double>(bytes) / (roofline_ms * 1e-3) / 1e9;
@@ -379,12 +402,7 @@ void marginal_cell(benchmark::State& st, int n, int k, Layout layout, MarginalSt
         if (strategy != MarginalStrategy::Auto) ws.results(k, layout)[qmarg::to_string(strategy)] = std::move(result);
         label += " checked against " + ref.second;
 
-        int runs = g_options.runs;
-        if (g_options.cell_seconds > 0) {
-            const double affordable = std::floor(g_options.cell_seconds / std::max(check_seconds, 1e-9));
-            runs = static_cast<int>(std::max<double>(std::min(g_options.min_runs, g_options.runs),
-                                                     std::min<double>(g_options.runs, affordable)));
-        }
+        const int runs = runs_for_cell(check_seconds);
         const int warmup = check_seconds < 0.05 ? 2 : 0;  // the checking run has warmed up a slow cell
         std::size_t next = 0;
         times = qmarg::bench::time_runs(
@@ -395,14 +413,7 @@ void marginal_cell(benchmark::State& st, int n, int k, Layout layout, MarginalSt
         ++g_failed_cells;
         st.SkipWithError(e.what());
     }
-    for (auto _ : st) st.SetIterationTime(median_ms * 1e-3);
-    if (st.error_occurred()) return;
-    st.counters["n"] = n;
-    st.counters["k"] = k;
-    st.counters["runs"] = static_cast<double>(times.size());
-    st.counters["ms_min"] = *std::min_element(times.begin(), times.end());
-    st.counters["ms_max"] = *std::max_element(times.begin(), times.end());
-    st.SetLabel(label);
+    finish_cell(st, n, k, median_ms, times, label);
 }
 
 // All n single-qubit marginals in one call (gpu::marginal_probabilities_of_lists,
@@ -514,12 +525,7 @@ void conditional_cell(benchmark::State& st, int n, int k, bool high) {
         ++g_failed_cells;
         st.SkipWithError(e.what());
     }
-    for (auto _ : st) st.SetIterationTime(median_ms * 1e-3);
-    if (st.error_occurred()) return;
-    st.counters["n"] = n;
-    st.counters["k"] = k;
-    st.counters["runs"] = static_cast<double>(times.size());
-    st.SetLabel(label + ", checked against BinStationary");
+    finish_cell(st, n, k, median_ms, times, label + ", checked against BinStationary");
 }
 
 // k close to n ("near_n/.../k:K/LAYOUT/PATH"): the output, 8 x 2^k bytes, is
@@ -606,12 +612,7 @@ void near_n_cell(benchmark::State& st, int n, int k, Layout layout, NearPath pat
         }
         label += " checked against " + reference_name;
 
-        int runs = g_options.runs;
-        if (g_options.cell_seconds > 0) {
-            const double affordable = std::floor(g_options.cell_seconds / std::max(check_seconds, 1e-9));
-            runs = static_cast<int>(std::max<double>(std::min(g_options.min_runs, g_options.runs),
-                                                     std::min<double>(g_options.runs, affordable)));
-        }
+        const int runs = runs_for_cell(check_seconds);
         std::size_t next = 0;
         times = qmarg::bench::time_runs([&] { run_once(ws.state(next++)); }, runs, 2);
         median_ms = qmarg::bench::median(times);
@@ -624,14 +625,7 @@ void near_n_cell(benchmark::State& st, int n, int k, Layout layout, NearPath pat
         ++g_failed_cells;
         st.SkipWithError(e.what());
     }
-    for (auto _ : st) st.SetIterationTime(median_ms * 1e-3);
-    if (st.error_occurred()) return;
-    st.counters["n"] = n;
-    st.counters["k"] = k;
-    st.counters["runs"] = static_cast<double>(times.size());
-    st.counters["ms_min"] = *std::min_element(times.begin(), times.end());
-    st.counters["ms_max"] = *std::max_element(times.begin(), times.end());
-    st.SetLabel(label);
+    finish_cell(st, n, k, median_ms, times, label);
 }
 
 template <class Real>
@@ -700,20 +694,8 @@ template <class Real>
 int run(int argc, char** argv) {
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-    if (!qmarg::gpu_available()) {
-        std::fprintf(stderr, "marginal_bench: no usable GPU: %s\n", qmarg::gpu_unavailable_reason().c_str());
-        return 1;
-    }
-    const qmarg::GpuInfo info = qmarg::gpu_info();
-    benchmark::AddCustomContext("gpu", info.name);
-    benchmark::AddCustomContext("gpu_compute_capability", std::to_string(info.compute_capability_major) + "." +
-                                                              std::to_string(info.compute_capability_minor));
-    benchmark::AddCustomContext("gpu_memory", qmarg::detail::human_bytes(info.global_memory_bytes));
-    benchmark::AddCustomContext("gpu_shared_memory_per_block_optin",
-                                qmarg::detail::human_bytes(info.shared_memory_per_block_optin));
-    benchmark::AddCustomContext("gpu_l2_cache", qmarg::detail::human_bytes(info.l2_cache_bytes));
-    benchmark::AddCustomContext("cuda_driver", std::to_string(info.driver_version));
-    benchmark::AddCustomContext("cuda_runtime", std::to_string(info.runtime_version));
+    qmarg::GpuInfo info;
+    if (!qmarg::bench::record_gpu("marginal_bench", &info)) return 1;
     benchmark::AddCustomContext("precision", std::is_same<Real, float>::value ? "float" : "double");
     benchmark::AddCustomContext("runs", std::to_string(g_options.runs) + " (at least " +
                                             std::to_string(g_options.min_runs) + " in cells slower than " +

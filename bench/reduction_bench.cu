@@ -509,15 +509,7 @@ int main(int argc, char** argv) {
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
     register_all();
     if (!listing) {
-        if (!qmarg::gpu_available()) {
-            std::cerr << "reduction_bench: no usable GPU: " << qmarg::gpu_unavailable_reason() << "\n";
-            return 1;
-        }
-        const qmarg::GpuInfo gpu = qmarg::gpu_info();
-        benchmark::AddCustomContext("gpu", gpu.name);
-        benchmark::AddCustomContext("gpu_multiprocessors", std::to_string(gpu.multiprocessors));
-        benchmark::AddCustomContext("gpu_l2_bytes", std::to_string(gpu.l2_cache_bytes));
-        benchmark::AddCustomContext("cuda_runtime", std::to_string(gpu.runtime_version));
+        if (!qmarg::bench::record_gpu("reduction_bench")) return 1;
     }
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
