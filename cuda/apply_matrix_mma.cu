@@ -325,12 +325,11 @@ void launch_mma(std::complex<Real>* amps, const GateQubits& gate, const Matrix& 
 
     // Matrix is row-major std::complex<double>: the same bytes as double2.
     DeviceArray<double2> device_matrix(entries, "the gate matrix");
-    copy_to_device(device_matrix.data(), matrix.data(), entries * sizeof(double2));
+    copy_to_device_async(device_matrix.data(), matrix.data(), entries * sizeof(double2));
     kernel<<<blocks, kMmaThreads, S::kSharedBytes>>>(as_device(amps), device_matrix.data(), layout);
     QMARG_CHECK_LAUNCH(apply_matrix_mma_kernel);
-    // device_matrix is freed at scope exit: wait until the kernel is done with
-    // it (and report its errors here, where they belong).
-    QMARG_CUDA_CHECK(cudaDeviceSynchronize());
+    // device_matrix goes back to the stream-ordered pool after the kernel: no
+    // synchronisation, so consecutive gates queue up without a host round trip.
 }
 
 // c (16 x 8) = a (16 x 16) * b (16 x 8) by one warp through the fragment

@@ -95,6 +95,10 @@ void copy_to_device(void* device, const void* host, std::size_t bytes) {
     QMARG_CUDA_CHECK(cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice));
 }
 
+void copy_to_device_async(void* device, const void* host, std::size_t bytes) {
+    QMARG_CUDA_CHECK(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, 0));
+}
+
 void copy_on_device(void* device_dst, const void* device_src, std::size_t bytes) {
     QMARG_CUDA_CHECK(cudaMemcpy(device_dst, device_src, bytes, cudaMemcpyDeviceToDevice));
 }
