@@ -226,6 +226,39 @@ __global__ void sum_rows_kernel(const double* in, std::uint64_t bins, std::uint6
     out[id] = sum;
 }
 
+// One level of the second pass as a tree, for many rows: a block adds
+// `per_group` rows of up to 32 neighbouring bins of one group. Thread (slice
+// s, bin b) adds rows s, s + S, s + 2S, ... in order (S = 256 / tile bins
+// slices), then the S slice sums are added in a fixed halving tree in shared
+// memory. Rows are read coalesced along the bins, and one level adds up to
+// 8 S rows (1024 rows of one or two bins) with a short serial chain, where
+// sum_rows_kernel needs a level per 32 rows.
+constexpr int kTreeThreads = 256;
+constexpr std::uint64_t kTreeSerialRows = 8;
+
+__global__ void __launch_bounds__(kTreeThreads) sum_rows_tree_kernel(const double* in, std::uint64_t bins,
+                                                                    std::uint64_t per_group, double* out) {
+    __shared__ double partial[kTreeThreads];
+    launch_dependents();
+    wait_for_previous_kernel();
+    const unsigned tile_bins = static_cast<unsigned>(bins < 32 ? bins : 32);
+    const unsigned slices = kTreeThreads / tile_bins;
+    const unsigned b = threadIdx.x % tile_bins;
+    const unsigned slice = threadIdx.x / tile_bins;
+    const std::uint64_t tiles = bins / tile_bins;
+    const std::uint64_t group = blockIdx.x / tiles;
+    const std::uint64_t bin = (blockIdx.x % tiles) * tile_bins + b;
+    const double* rows = in + group * per_group * bins + bin;
+    double sum = 0;
+    for (std::uint64_t r = slice; r < per_group; r += slices) sum += rows[r * bins];
+    partial[threadIdx.x] = sum;
+    for (unsigned half = slices / 2; half >= 1; half /= 2) {
+        __syncthreads();
+        if (slice < half) partial[threadIdx.x] += partial[threadIdx.x + half * tile_bins];
+    }
+    if (slice == 0) out[group * bins + bin] = partial[threadIdx.x];
+}
+
 // Small states (n < kMinQubits): a thread per bin sums its 2^(n-k) amplitudes.
 template <class Real>
 __global__ void small_state_kernel(const Real* amps, int n, const __grid_constant__ QubitList qubits, double* out) {
@@ -348,6 +381,45 @@ Launch make_plan(int n, const Qubits& qubits) {
     return launch;
 }
 
+// One level of the second pass: how many groups of rows it leaves, and which
+// kernel adds them.
+struct Level {
+    std::uint64_t groups;
+    bool tree;
+};
+
+// The levels that add `parts` rows of `bins` partial sums into one. Up to 8
+// rows take one level of sum_rows_kernel (each thread adds its bin's rows:
+// a short chain, every thread busy). More take levels of sum_rows_tree_kernel,
+// as few as its 8 S rows per level allow, with the rows split evenly between
+// them so that no level is left with a handful. Measured on an H100 (double,
+// n = 24, ratio of the call to the read roofline) against levels of 32 rows
+// with sum_rows_kernel: k = 1, 2 (4096 rows) 0.86-0.89 -> 0.89-0.91; k = 10 on
+// 32 rows 0.89-0.90 -> 0.93-0.94; with 2 to 8 rows the tree lost up to 0.05
+// to sum_rows_kernel. Adding rows in thread-block clusters (distributed shared
+// memory, 8 or 16 blocks) lost 0.04-0.08 in every cell.
+std::vector<Level> second_pass_levels(std::uint64_t parts, std::uint64_t bins) {
+    constexpr std::uint64_t kShortRows = 8;
+    auto floor_log2 = [](std::uint64_t x) {
+        int log = 0;
+        while ((x >> log) > 1) ++log;
+        return log;
+    };
+    std::vector<Level> levels;
+    if (parts <= 1) return levels;
+    if (parts <= kShortRows) return {Level{1, false}};
+    const int log_parts = floor_log2(parts);
+    const int log_tree_rows = floor_log2(kTreeSerialRows * (kTreeThreads / std::min<std::uint64_t>(bins, 32)));
+    const int count = (log_parts + log_tree_rows - 1) / log_tree_rows;
+    int left = log_parts;
+    for (int j = 0; j < count; ++j) {
+        const int log_group = (left + (count - j) - 1) / (count - j);  // even split, larger groups first
+        left -= log_group;
+        levels.push_back(Level{std::uint64_t{1} << left, true});
+    }
+    return levels;
+}
+
 // Whether the streaming kernel's stores are coalesced: the list starts with
 // qubits 0, 1, 2, ..., so bit 0 and the lanes (index bits 1..5) write
 // neighbouring bins. Measured on an H100 (double, k = n .. n - 3, n = 26..30,
@@ -400,26 +472,23 @@ void marginal_probabilities_bin_stationary_streaming(const std::complex<Real>* a
         QMARG_CHECK_LAUNCH(bin_stationary_kernel);
         return;
     }
-    // Partial rows, then levels that each add kRowsPerLevel rows in order,
-    // until one row is left: the output. Every level's size is a function of
-    // (parts, bins) alone, so the order of the additions is fixed.
-    constexpr std::uint64_t kRowsPerLevel = 32;
+    // Partial rows, then levels that add groups of rows, until one row is
+    // left: the output. Every level's size is a function of (parts, bins)
+    // alone, so the order of the additions is fixed.
     const std::uint64_t bins = launch.plan.bins;
+    const std::vector<Level> levels = second_pass_levels(launch.parts, bins);
     std::uint64_t scratch_rows = launch.parts;
-    for (std::uint64_t rows = launch.parts; rows > kRowsPerLevel; rows /= kRowsPerLevel) scratch_rows += rows / kRowsPerLevel;
+    for (std::size_t j = 0; j + 1 < levels.size(); ++j) scratch_rows += levels[j].groups;
     DeviceArray<double> scratch(scratch_rows * bins, "BinStationary partial bins");
     bin_stationary_kernel<Real>
         <<<static_cast<unsigned>(launch.blocks), kThreads>>>(amps2, launch.plan, out, scratch.data());
     QMARG_CHECK_LAUNCH(bin_stationary_kernel);
     const double* in = scratch.data();
     double* next = scratch.data() + launch.parts * bins;
-    for (std::uint64_t rows = launch.parts; rows > 1;) {
-        const std::uint64_t per_group = std::min(rows, kRowsPerLevel);
-        const std::uint64_t groups = rows / per_group;
-        double* level_out = groups == 1 ? out : next;
-        const std::uint64_t threads = groups * bins;
+    std::uint64_t rows = launch.parts;
+    for (const Level& level : levels) {
+        double* level_out = level.groups == 1 ? out : next;
         cudaLaunchConfig_t config = {};
-        config.gridDim = dim3(static_cast<unsigned>((threads + 255) / 256));
         config.blockDim = dim3(256);
         config.stream = 0;
         cudaLaunchAttribute overlap = {};
@@ -427,10 +496,18 @@ void marginal_probabilities_bin_stationary_streaming(const std::complex<Real>* a
         overlap.val.programmaticStreamSerializationAllowed = 1;
         config.attrs = &overlap;
         config.numAttrs = 1;
-        QMARG_CUDA_CHECK(cudaLaunchKernelEx(&config, sum_rows_kernel, in, bins, groups, per_group, level_out));
+        const std::uint64_t per_group = rows / level.groups;
+        if (level.tree) {
+            config.gridDim = dim3(static_cast<unsigned>(level.groups * (bins / std::min<std::uint64_t>(bins, 32))));
+            QMARG_CUDA_CHECK(cudaLaunchKernelEx(&config, sum_rows_tree_kernel, in, bins, per_group, level_out));
+        } else {
+            config.gridDim = dim3(static_cast<unsigned>((level.groups * bins + 255) / 256));
+            QMARG_CUDA_CHECK(
+                cudaLaunchKernelEx(&config, sum_rows_kernel, in, bins, level.groups, per_group, level_out));
+        }
         in = level_out;
-        next += groups * bins;
-        rows = groups;
+        next += level.groups * bins;
+        rows = level.groups;
     }
     // `scratch` goes back to the stream-ordered pool after the kernels that use it.
 }
