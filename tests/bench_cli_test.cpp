@@ -79,7 +79,8 @@ void check_schema(const json& j, const std::set<int>& ns, const std::set<int>& k
     ASSERT_TRUE(j["rooflines"].is_array());
     EXPECT_EQ(j["rooflines"].size(), ns.size() * precisions.size());
     for (const json& r : j["rooflines"]) {
-        for (const char* key : {"n", "state_bytes", "runs", "median_ms", "min_ms", "max_ms", "p10_ms", "p90_ms", "gb_per_s"})
+        for (const char* key :
+             {"n", "state_bytes", "runs", "warmup", "median_ms", "min_ms", "max_ms", "p10_ms", "p90_ms", "gb_per_s"})
             expect_number(r, key, "roofline " + r.dump());
         EXPECT_GT(r["gb_per_s"].get<double>(), 0.0) << r.dump();
     }
@@ -133,7 +134,7 @@ void check_schema(const json& j, const std::set<int>& ns, const std::set<int>& k
 TEST(BenchCli, CpuRunWritesEveryFieldForEveryCase) {
     const std::string out = temp_path(".json");
     std::remove(out.c_str());
-    const Result r = qmarg_cli("bench marginal --device cpu --n 10,12 --k 1,3 --runs 3 --seed 11 --out " + out);
+    const Result r = qmarg_cli("bench marginal --device cpu --n 10,12 --k 1,3 --runs 3 --min-seconds 0 --seed 11 --out " + out);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const json j = json::parse(slurp(out));
     check_schema(j, {10, 12}, {1, 3}, {"double", "float"}, {"Auto"}, 3);
@@ -152,6 +153,26 @@ TEST(BenchCli, CpuRunWritesEveryFieldForEveryCase) {
     EXPECT_EQ(rows, 40);
     EXPECT_NE(r.err.find("[1/40] double n=10 k=1 low Auto"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("[40/40] float n=12 k=3 random Auto"), std::string::npos) << r.err;
+}
+
+// A case whose --runs runs take less than --min-seconds is timed again with
+// enough runs to fill it; the first runs are counted as warm-up.
+TEST(BenchCli, FastCasesGetEnoughRunsToFillMinSeconds) {
+    const Result r = qmarg_cli("bench marginal --device cpu --n 10 --k 1 --layouts low --precision double --runs 3 "
+                               "--warmup 2 --min-seconds 0.02 -q --format json --seed 3");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const json j = json::parse(r.out);
+    EXPECT_EQ(j["options"]["min_seconds"], 0.02);
+    ASSERT_EQ(j["records"].size(), 1u);
+    for (const json& timed : {j["records"][0], j["rooflines"][0]}) {
+        const int runs = timed["runs"];
+        // A 10-qubit marginal takes microseconds: 3 runs cannot fill 20 ms.
+        EXPECT_GT(runs, 3) << timed.dump();
+        EXPECT_EQ(timed["warmup"], 2 + 3) << timed.dump();
+        // The median run times the run count: about the time asked for (a
+        // loose bound, since runs vary).
+        EXPECT_GT(runs * timed["median_ms"].get<double>(), 5.0) << timed.dump();
+    }
 }
 
 TEST(BenchCli, LayoutsAreTheDocumentedQubitsAndRandomFollowsTheSeed) {
@@ -187,6 +208,7 @@ TEST(BenchCli, BadOptionsAreOneLineErrors) {
         {"--device cpu --n 50", 1, "--n 50"},
         {"--device cpu --layouts diagonal", 2, "diagonal"},
         {"--device cpu --runs 0", 2, "--runs"},
+        {"--device cpu --min-seconds -1", 2, "--min-seconds"},
         {"--device cpu --precision half", 2, "half"},
         {"--device tpu", 2, "tpu"},
         {"--device cpu --format xml", 2, "xml"},
@@ -213,7 +235,8 @@ TEST(BenchCli, GpuRunChecksAndTimesEveryStrategy) {
     const std::string out = temp_path(".json");
     // n = 25 is above the CPU-reference limit, so cases there are checked
     // against another strategy.
-    const Result r = qmarg_cli("bench marginal --device gpu --n 12,25 --k 1,3 --runs 3 --precision double -q --out " + out);
+    const Result r = qmarg_cli("bench marginal --device gpu --n 12,25 --k 1,3 --runs 3 --min-seconds 0 --precision double -q --out " +
+                               out);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const json j = json::parse(slurp(out));
     check_schema(j, {12, 25}, {1, 3}, {"double"},

@@ -22,6 +22,14 @@
 // gets floor(S / that time) runs instead, at least 3, and its record says how
 // many it got: a quick look, not the median of --runs runs.
 //
+// Fast cases: 20 runs of a 20-qubit marginal take 0.2 ms, so one disturbance
+// of a few milliseconds (clocks ramping up after the host-side checks, say)
+// covered a whole case in early sweeps (0.24 of the roofline in a cell whose
+// neighbours read 0.8). With --min-seconds S > 0 (0.05 by default), a case or
+// roofline whose --runs runs took less than S in all counts them as warm-up
+// and is timed again with enough runs to fill S (at most kMaxRuns); its record
+// gives both counts.
+//
 // stdout: the table (or the JSON with --format json); stderr: progress and notes.
 #include <unistd.h>
 
@@ -61,9 +69,25 @@ using qmarg::MarginalStrategy;
 
 constexpr int kCpuReferenceMaxQubits = 24;  // GPU cases up to here are checked against the CPU backend
 constexpr int kMinRuns = 3;                  // the fewest runs a slow case gets
+constexpr int kMaxRuns = 100000;             // the most runs --min-seconds gives a fast case
 
 const std::vector<std::string> kGpuStrategies = {"GlobalAtomic", "SharedPrivatized", "Partitioned", "BinStationary",
                                                  "Auto"};
+
+// `time(warmup, runs)` (milliseconds per run); when the runs take less than
+// min_seconds in all, they become warm-up and the case is timed again with
+// enough runs to fill min_seconds. `warmup` and `runs` end as what was done.
+template <class Time>
+std::vector<double> timed_runs(Time time, double min_seconds, int& warmup, int& runs) {
+    std::vector<double> ms = time(warmup, runs);
+    double total = 0;
+    for (double t : ms) total += t * 1e-3;
+    if (min_seconds <= 0 || total >= min_seconds || runs >= kMaxRuns) return ms;
+    const double per_run = std::max(total / runs, 1e-7);
+    warmup += runs;
+    runs = static_cast<int>(std::min<double>(kMaxRuns, std::max<double>(runs, std::ceil(min_seconds / per_run))));
+    return time(0, runs);
+}
 
 struct BenchOptions {
     std::vector<int> ns;
@@ -75,6 +99,7 @@ struct BenchOptions {
     int runs = 20;
     int warmup = 3;
     double cell_seconds = 0.0;
+    double min_seconds = 0.05;
     std::uint64_t seed = 0;
     bool seed_given = false;
     std::string out;
@@ -116,6 +141,7 @@ struct Roofline {
     std::uint64_t state_seed = 0;
     std::size_t state_bytes = 0;
     int runs = 0;
+    int warmup = 0;
     RunStats ms;
     double gb_per_s = 0;
 };
@@ -157,7 +183,9 @@ void bench_state(Sweep& sweep, const std::string& precision, int n) {
     roofline.state_seed = state_seed;
     roofline.state_bytes = state.bytes();
     roofline.runs = o.runs;
-    roofline.ms = run_stats(qmarg::time_read_roofline_ms(state, o.warmup, o.runs));
+    roofline.warmup = o.warmup;
+    roofline.ms = run_stats(timed_runs([&](int w, int r) { return qmarg::time_read_roofline_ms(state, w, r); },
+                                       o.min_seconds, roofline.warmup, roofline.runs));
     roofline.gb_per_s = gb_per_s(state.bytes(), roofline.ms.median);
     sweep.rooflines.push_back(roofline);
 
@@ -251,7 +279,9 @@ void bench_state(Sweep& sweep, const std::string& precision, int n) {
                     r.runs = static_cast<int>(std::max<double>(std::min(kMinRuns, o.runs), affordable));
                 }
                 r.warmup = check_seconds < 0.05 ? o.warmup : 0;  // the check warmed up a slow case
-                r.ms = run_stats(qmarg::time_marginal_ms(state, qubits, options, r.warmup, r.runs));
+                r.ms = run_stats(timed_runs(
+                    [&](int w, int runs) { return qmarg::time_marginal_ms(state, qubits, options, w, runs); },
+                    o.min_seconds, r.warmup, r.runs));
                 r.gb_per_s = gb_per_s(state.bytes(), r.ms.median);
                 sweep.records.push_back(r);
             }
@@ -361,6 +391,7 @@ json sweep_json(const Sweep& sweep, bool complete) {
     options["runs"] = o.runs;
     options["warmup"] = o.warmup;
     options["cell_seconds"] = o.cell_seconds;
+    options["min_seconds"] = o.min_seconds;
     options["seed"] = o.seed;
     j["options"] = options;
     j["skipped_n"] = sweep.skipped_ns;
@@ -372,6 +403,7 @@ json sweep_json(const Sweep& sweep, bool complete) {
         row["state_seed"] = r.state_seed;
         row["state_bytes"] = r.state_bytes;
         row["runs"] = r.runs;
+        row["warmup"] = r.warmup;
         row = stats_json(row, r.ms);
         row["gb_per_s"] = r.gb_per_s;
         rooflines.push_back(row);
@@ -573,6 +605,11 @@ void add_bench_command(CLI::App& app) {
     cmd->add_option("--cell-seconds", options->cell_seconds,
                     "Time budget of a slow case: one whose run takes longer than this / --runs gets "
                     "floor(this / run time) runs, at least 3 (0, the default: always --runs)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    cmd->add_option("--min-seconds", options->min_seconds,
+                    "Least timed run time of a fast case: one whose --runs runs take less is timed again, those "
+                    "runs becoming warm-up, with enough runs to fill this (0: always --runs)")
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
     cmd->add_option_function<std::uint64_t>(
