@@ -17,15 +17,17 @@
 // At the end of a segment the threads that share a bin are combined in a fixed
 // tree (shuffles over unselected lane bits, shared memory over unselected warp
 // bits) and each bin is written once: directly to the output, or to a partial
-// array that a second kernel sums in a fixed tree when a segment is split over
-// several blocks. The levels of that second pass are chained with programmatic
-// dependent launch, which hides their launch gaps (measured on an H100 at
-// n = 24, k = 1: 0.83 -> 0.88 of the read roofline; n = 26 worst cell 0.89 ->
-// 0.90). Folding the rows inside the first kernel instead (last block of a
-// group adds them, found with an integer ticket) was tried and measured slower:
-// its serial tail and the shared memory it needs cost more than the launches. There are no floating-point atomics, and the launch shape is
-// a function of (n, k, qubits) alone, so results are bitwise identical on
-// every run and every GPU.
+// array that a second pass sums in a fixed order when a segment is split over
+// several blocks (levels of sum_rows_tree_kernel for many rows, one level of
+// sum_rows_kernel for a few; second_pass_levels has the rule and its numbers).
+// The levels are chained with programmatic dependent launch, which hides their
+// launch gaps (measured on an H100 at n = 24, k = 1: 0.83 -> 0.88 of the read
+// roofline; n = 26 worst cell 0.89 -> 0.90). Folding the rows inside the first
+// kernel instead (last block of a group adds them, found with an integer
+// ticket) was tried and measured slower: its serial tail and the shared memory
+// it needs cost more than the launches. There are no floating-point atomics,
+// and the launch shape is a function of (n, k, qubits) alone, so results are
+// bitwise identical on every run and every GPU.
 #include <cuda_runtime.h>
 
 #include <algorithm>
