@@ -290,6 +290,15 @@ constexpr int kMinQubits = kIdentityBits + 3;
 // overhead).
 constexpr int kLogTargetBlocks = 12;
 constexpr int kLogMinTasks = 3;
+// The cap on the parts of a segment, 2^(n - k - kLogPartialShare). Measured on
+// an H100 (ratio of the call to the read roofline, caps 2^(n-k-4) .. 2^(n-k-7)
+// alternating in one process): 7 is best or level in almost every cell, and
+// far ahead where many bins meet long segments (qubits 0..k-1): double n = 24,
+// k = 12: 0.83 / 0.86 / 0.89 / 0.94 for 4 / 5 / 6 / 7; k = 16: 0.85 -> 0.95;
+// n = 26, k = 20: 0.93 -> 0.98; float n = 24, k = 12: 0.74 -> 0.86. Means over
+// k = 5..20 in four layouts: double n = 24 0.892 -> 0.911, n = 26 0.958 ->
+// 0.968; float n = 24 0.828 -> 0.848, n = 26 0.913 -> 0.926.
+constexpr int kLogPartialShare = 7;
 
 struct Launch {
     Plan plan;
@@ -368,8 +377,9 @@ Launch make_plan(int n, const Qubits& qubits) {
     if (plan.inner_bits >= log_tau) {
         // Long segments: cut each into P parts of about tau tasks. The partial
         // rows are written and read once more (2 x P x 2^k x 8 bytes): P is
-        // capped at 2^(n-k-4) so that this stays within 1/16 of the state.
-        plan.log_parts = std::min(plan.inner_bits - log_tau, std::max(0, n - k - 4));
+        // capped at 2^(n-k-kLogPartialShare) so that this stays within 1/128
+        // of a double state (1/64 of a float one).
+        plan.log_parts = std::min(plan.inner_bits - log_tau, std::max(0, n - k - kLogPartialShare));
         plan.log_segment_tasks = plan.inner_bits - plan.log_parts;
         plan.log_segments_per_block = 0;
     } else {
@@ -422,52 +432,13 @@ std::vector<Level> second_pass_levels(std::uint64_t parts, std::uint64_t bins) {
     return levels;
 }
 
-// Whether the streaming kernel's stores are coalesced: the list starts with
-// qubits 0, 1, 2, ..., so bit 0 and the lanes (index bits 1..5) write
-// neighbouring bins. Measured on an H100 (double, k = n .. n - 3, n = 26..30,
-// ratio to the read roofline counting the output bytes): in such orders the
-// streaming kernel reaches 0.89-0.96 and the transposed path 0.86-0.94; in any
-// other order the streaming kernel falls to 0.09-0.79 while the transposed
-// path holds 0.85-0.92.
-bool stores_coalesce(const Qubits& qubits) {
-    const int prefix = std::min(static_cast<int>(qubits.size()), 1 + kLaneBits);
-    for (int j = 0; j < prefix; ++j) {
-        if (qubits[j] != j) return false;
-    }
-    return true;
-}
-
-}  // namespace
-
+// Launches a plan: the streaming kernel, then the second pass if a segment is
+// split over several blocks.
 template <class Real>
-void marginal_probabilities_bin_stationary(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits,
-                                           double* out) {
-    // k >= n - 3: the output is large; unless the streaming kernel already
-    // writes it coalesced, it is written in tiles (cuda/marginal_transpose.cu).
-    if (transpose_applies(num_qubits, static_cast<int>(qubits.size())) && !stores_coalesce(qubits)) {
-        marginal_probabilities_transpose(amps, num_qubits, qubits, out);
-        return;
-    }
-    marginal_probabilities_bin_stationary_streaming(amps, num_qubits, qubits, out);
-}
-
-template <class Real>
-void marginal_probabilities_bin_stationary_streaming(const std::complex<Real>* amps, int num_qubits,
-                                                     const Qubits& qubits, double* out) {
-    const int k = static_cast<int>(qubits.size());
-    if (num_qubits < kMinQubits) {
-        const QubitList list = make_qubit_list(qubits);
-        const std::uint64_t bins = std::uint64_t{1} << k;
-        const unsigned blocks = static_cast<unsigned>((bins + 255) / 256);
-        small_state_kernel<Real><<<blocks, 256>>>(reinterpret_cast<const Real*>(amps), num_qubits, list, out);
-        QMARG_CHECK_LAUNCH(small_state_kernel);
-        return;
-    }
-    const Launch launch = make_plan(num_qubits, qubits);
+void run_plan(const AmpPair<Real>* amps2, const Launch& launch, double* out) {
     if (launch.blocks > 0x7fffffffu) {
         throw Error("BinStationary: " + std::to_string(launch.blocks) + " blocks exceed the grid limit");
     }
-    const auto* amps2 = reinterpret_cast<const AmpPair<Real>*>(amps);
     if (launch.parts == 1) {
         bin_stationary_kernel<Real>
             <<<static_cast<unsigned>(launch.blocks), kThreads>>>(amps2, launch.plan, out, nullptr);
@@ -513,6 +484,51 @@ void marginal_probabilities_bin_stationary_streaming(const std::complex<Real>* a
     }
     // `scratch` goes back to the stream-ordered pool after the kernels that use it.
 }
+
+// Whether the streaming kernel's stores are coalesced: the list starts with
+// qubits 0, 1, 2, ..., so bit 0 and the lanes (index bits 1..5) write
+// neighbouring bins. Measured on an H100 (double, k = n .. n - 3, n = 26..30,
+// ratio to the read roofline counting the output bytes): in such orders the
+// streaming kernel reaches 0.89-0.96 and the transposed path 0.86-0.94; in any
+// other order the streaming kernel falls to 0.09-0.79 while the transposed
+// path holds 0.85-0.92.
+bool stores_coalesce(const Qubits& qubits) {
+    const int prefix = std::min(static_cast<int>(qubits.size()), 1 + kLaneBits);
+    for (int j = 0; j < prefix; ++j) {
+        if (qubits[j] != j) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+template <class Real>
+void marginal_probabilities_bin_stationary(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits,
+                                           double* out) {
+    // k >= n - 3: the output is large; unless the streaming kernel already
+    // writes it coalesced, it is written in tiles (cuda/marginal_transpose.cu).
+    if (transpose_applies(num_qubits, static_cast<int>(qubits.size())) && !stores_coalesce(qubits)) {
+        marginal_probabilities_transpose(amps, num_qubits, qubits, out);
+        return;
+    }
+    marginal_probabilities_bin_stationary_streaming(amps, num_qubits, qubits, out);
+}
+
+template <class Real>
+void marginal_probabilities_bin_stationary_streaming(const std::complex<Real>* amps, int num_qubits,
+                                                     const Qubits& qubits, double* out) {
+    const int k = static_cast<int>(qubits.size());
+    if (num_qubits < kMinQubits) {
+        const QubitList list = make_qubit_list(qubits);
+        const std::uint64_t bins = std::uint64_t{1} << k;
+        const unsigned blocks = static_cast<unsigned>((bins + 255) / 256);
+        small_state_kernel<Real><<<blocks, 256>>>(reinterpret_cast<const Real*>(amps), num_qubits, list, out);
+        QMARG_CHECK_LAUNCH(small_state_kernel);
+        return;
+    }
+    run_plan<Real>(reinterpret_cast<const AmpPair<Real>*>(amps), make_plan(num_qubits, qubits), out);
+}
+
 
 template void marginal_probabilities_bin_stationary<float>(const std::complex<float>*, int, const Qubits&, double*);
 template void marginal_probabilities_bin_stationary<double>(const std::complex<double>*, int, const Qubits&,
