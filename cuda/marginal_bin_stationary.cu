@@ -299,6 +299,11 @@ constexpr int kLogMinTasks = 3;
 // k = 5..20 in four layouts: double n = 24 0.892 -> 0.911, n = 26 0.958 ->
 // 0.968; float n = 24 0.828 -> 0.848, n = 26 0.913 -> 0.926.
 constexpr int kLogPartialShare = 7;
+// ... but never below 2^8 blocks where a segment can be cut that far: at
+// n = 20 the cap alone left 16 blocks for k = 10 on qubits 0..9 (0.27 of the
+// roofline, against 0.60 with the old cap and 128 blocks). At n = 24 the cap
+// leaves 256 blocks for every k on the lowest qubits, the best of the caps.
+constexpr int kLogMinSplitBlocks = 8;
 
 struct Launch {
     Plan plan;
@@ -378,8 +383,10 @@ Launch make_plan(int n, const Qubits& qubits) {
         // Long segments: cut each into P parts of about tau tasks. The partial
         // rows are written and read once more (2 x P x 2^k x 8 bytes): P is
         // capped at 2^(n-k-kLogPartialShare) so that this stays within 1/128
-        // of a double state (1/64 of a float one).
-        plan.log_parts = std::min(plan.inner_bits - log_tau, std::max(0, n - k - kLogPartialShare));
+        // of a double state (1/64 of a float one), unless that leaves fewer
+        // than 2^kLogMinSplitBlocks blocks.
+        plan.log_parts = std::min(plan.inner_bits - log_tau,
+                                  std::max({0, n - k - kLogPartialShare, kLogMinSplitBlocks - plan.outer_bits}));
         plan.log_segment_tasks = plan.inner_bits - plan.log_parts;
         plan.log_segments_per_block = 0;
     } else {
