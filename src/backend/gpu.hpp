@@ -45,9 +45,10 @@ void* allocate(std::size_t bytes, const char* what);
 void release(void* pointer) noexcept;
 void copy_to_host(void* host, const void* device, std::size_t bytes);
 void copy_to_device(void* device, const void* host, std::size_t bytes);
-// In order on the default stream, without waiting for the work before it:
-// pageable host memory is staged before the call returns, so `host` may go
-// away at once (no stream synchronisation, unlike copy_to_device).
+// In order on the default stream, without waiting for the work before it (no
+// stream synchronisation, unlike copy_to_device). `host` must be pageable
+// memory (a std::vector's, say): that is staged before the call returns, so it
+// may go away at once. Pinned memory would be read later, by the copy itself.
 void copy_to_device_async(void* device, const void* host, std::size_t bytes);
 void copy_on_device(void* device_dst, const void* device_src, std::size_t bytes);
 std::size_t free_memory();
