@@ -155,23 +155,29 @@ TEST(BenchCli, CpuRunWritesEveryFieldForEveryCase) {
     EXPECT_NE(r.err.find("[40/40] float n=12 k=3 random Auto"), std::string::npos) << r.err;
 }
 
-// A case whose --runs runs take less than --min-seconds is timed again with
-// enough runs to fill it; the first runs are counted as warm-up.
+// A case whose --runs runs take less than --min-seconds is timed again, those
+// runs counted as warm-up, until its runs fill --min-seconds.
 TEST(BenchCli, FastCasesGetEnoughRunsToFillMinSeconds) {
     const Result r = qmarg_cli("bench marginal --device cpu --n 10 --k 1 --layouts low --precision double --runs 3 "
-                               "--warmup 2 --min-seconds 0.02 -q --format json --seed 3");
+                               "--warmup 2 --min-seconds 0.2 -q --format json --seed 3");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const json j = json::parse(r.out);
-    EXPECT_EQ(j["options"]["min_seconds"], 0.02);
+    EXPECT_EQ(j["options"]["min_seconds"], 0.2);
     ASSERT_EQ(j["records"].size(), 1u);
     for (const json& timed : {j["records"][0], j["rooflines"][0]}) {
         const int runs = timed["runs"];
-        // A 10-qubit marginal takes microseconds: 3 runs cannot fill 20 ms.
-        EXPECT_GT(runs, 3) << timed.dump();
-        EXPECT_EQ(timed["warmup"], 2 + 3) << timed.dump();
-        // The median run times the run count: about the time asked for (a
-        // loose bound, since runs vary).
-        EXPECT_GT(runs * timed["median_ms"].get<double>(), 5.0) << timed.dump();
+        // The timed runs fill 200 ms, so the slowest run times their count is
+        // at least that. A 10-qubit marginal or read takes microseconds, so
+        // this fails unless the case was timed again with more runs (3 runs
+        // fill it alone only on a machine loaded enough to stretch each run
+        // past 67 ms; then the first runs stand, and are not warm-up).
+        EXPECT_GE(runs * timed["max_ms"].get<double>(), 200.0) << timed.dump();
+        if (runs > 3) {
+            EXPECT_GE(timed["warmup"], 2 + 3) << timed.dump();
+        } else {
+            EXPECT_EQ(runs, 3) << timed.dump();
+            EXPECT_EQ(timed["warmup"], 2) << timed.dump();
+        }
     }
 }
 

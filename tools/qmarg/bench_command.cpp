@@ -27,8 +27,8 @@
 // covered a whole case in early sweeps (0.24 of the roofline in a cell whose
 // neighbours read 0.8). With --min-seconds S > 0 (0.05 by default), a case or
 // roofline whose --runs runs took less than S in all counts them as warm-up
-// and is timed again with enough runs to fill S (at most kMaxRuns); its record
-// gives both counts.
+// and is timed again with more runs, until its runs fill S (or reach
+// kMaxRuns); its record gives both counts.
 //
 // stdout: the table (or the JSON with --format json); stderr: progress and notes.
 #include <unistd.h>
@@ -74,19 +74,24 @@ constexpr int kMaxRuns = 100000;             // the most runs --min-seconds give
 const std::vector<std::string> kGpuStrategies = {"GlobalAtomic", "SharedPrivatized", "Partitioned", "BinStationary",
                                                  "Auto"};
 
-// `time(warmup, runs)` (milliseconds per run); when the runs take less than
+// `time(warmup, runs)` (milliseconds per run); while the runs take less than
 // min_seconds in all, they become warm-up and the case is timed again with
-// enough runs to fill min_seconds. `warmup` and `runs` end as what was done.
+// enough runs to fill min_seconds at their pace, at least twice as many (the
+// first runs can be slow: that is what warm-up is for). `warmup` and `runs`
+// end as what was done.
 template <class Time>
 std::vector<double> timed_runs(Time time, double min_seconds, int& warmup, int& runs) {
     std::vector<double> ms = time(warmup, runs);
-    double total = 0;
-    for (double t : ms) total += t * 1e-3;
-    if (min_seconds <= 0 || total >= min_seconds || runs >= kMaxRuns) return ms;
-    const double per_run = std::max(total / runs, 1e-7);
-    warmup += runs;
-    runs = static_cast<int>(std::min<double>(kMaxRuns, std::max<double>(runs, std::ceil(min_seconds / per_run))));
-    return time(0, runs);
+    for (;;) {
+        double total = 0;
+        for (double t : ms) total += t * 1e-3;
+        if (min_seconds <= 0 || total >= min_seconds || runs >= kMaxRuns) return ms;
+        const double per_run = std::max(total / runs, 1e-7);
+        warmup += runs;
+        runs = static_cast<int>(
+            std::min<double>(kMaxRuns, std::max<double>(2.0 * runs, std::ceil(min_seconds / per_run))));
+        ms = time(0, runs);
+    }
 }
 
 struct BenchOptions {
