@@ -13,7 +13,8 @@
 //    the CPU backend;
 //  - times come from qmarg/benchmark.hpp (CUDA events on the GPU, with L2
 //    flushed before each run of a state that would fit in it);
-//  - the roofline is measured on the same state, with the same runs.
+//  - the roofline is measured on the same state, under the same run options
+//    (--runs, --warmup, --min-seconds).
 //
 // Slow cases: a seed strategy can read a 30-qubit state at 18 GB/s (1 s per
 // run), so the full default sweep takes about 50 minutes on an H100, most of it
