@@ -25,17 +25,12 @@
 #include <omp.h>
 
 #include "backend/cpu.hpp"
-#include "cpu/probability.hpp"
+#include "cpu/marginal_common.hpp"
 #include "qmarg/bits.hpp"
 
 namespace qmarg {
 namespace cpu {
 namespace {
-
-Qubits sorted(Qubits qubits) {
-    std::sort(qubits.begin(), qubits.end());
-    return qubits;
-}
 
 // The amplitudes a marginal adds up: index_of(j) for j < count.
 struct Selection {

@@ -7,26 +7,17 @@
 // Conditional marginals share the plain marginal's code (cpu/marginal.cpp).
 // Every sum runs in an order fixed by the inputs and the thread count; |a|^2
 // is formed and summed in double.
-#include <algorithm>
 #include <complex>
 #include <cstdint>
 #include <vector>
 
 #include "backend/cpu.hpp"
-#include "cpu/probability.hpp"
+#include "cpu/marginal_common.hpp"
 #include "cpu/tree_reduce.hpp"
 #include "qmarg/bits.hpp"
 
 namespace qmarg {
 namespace cpu {
-namespace {
-
-Qubits sorted(Qubits qubits) {
-    std::sort(qubits.begin(), qubits.end());
-    return qubits;
-}
-
-}  // namespace
 
 template <class Real>
 std::vector<std::vector<double>> marginal_probabilities_of_lists(const std::complex<Real>* amps, int num_qubits,
