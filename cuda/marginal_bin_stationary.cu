@@ -55,7 +55,10 @@ constexpr int kIdentityBits = 1 + kLaneBits + kWarpBits;  // bits fixed by a thr
 // Independent loads in flight per thread. Measured on an H100 (n = 30, double):
 // 8 needs 96 registers (2 blocks per SM) and reads at 93% of the roofline;
 // 4 needs 62 registers and reads at 99-100%.
-constexpr int kUnroll = 4;
+template <class Real>
+struct Unroll {
+    static constexpr int value = 4;
+};
 constexpr int kMaxOuterBits = 64;
 
 // Everything the kernel needs, built on the host; passed by value (< 4 KiB).
@@ -111,7 +114,7 @@ __device__ inline void segment_offsets(const Plan& plan, std::uint64_t segment, 
     }
 }
 
-template <class Real>
+template <class Real, int kUnroll = Unroll<Real>::value>
 __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<Real>* amps2, Plan plan,
                                                                   double* out, double* partials) {
     __shared__ double warp_values[kWarps][2][32];
@@ -441,13 +444,13 @@ std::vector<Level> second_pass_levels(std::uint64_t parts, std::uint64_t bins) {
 
 // Launches a plan: the streaming kernel, then the second pass if a segment is
 // split over several blocks.
-template <class Real>
+template <class Real, int kUnroll = Unroll<Real>::value>
 void run_plan(const AmpPair<Real>* amps2, const Launch& launch, double* out) {
     if (launch.blocks > 0x7fffffffu) {
         throw Error("BinStationary: " + std::to_string(launch.blocks) + " blocks exceed the grid limit");
     }
     if (launch.parts == 1) {
-        bin_stationary_kernel<Real>
+        bin_stationary_kernel<Real, kUnroll>
             <<<static_cast<unsigned>(launch.blocks), kThreads>>>(amps2, launch.plan, out, nullptr);
         QMARG_CHECK_LAUNCH(bin_stationary_kernel);
         return;
@@ -460,7 +463,7 @@ void run_plan(const AmpPair<Real>* amps2, const Launch& launch, double* out) {
     std::uint64_t scratch_rows = launch.parts;
     for (std::size_t j = 0; j + 1 < levels.size(); ++j) scratch_rows += levels[j].groups;
     DeviceArray<double> scratch(scratch_rows * bins, "BinStationary partial bins");
-    bin_stationary_kernel<Real>
+    bin_stationary_kernel<Real, kUnroll>
         <<<static_cast<unsigned>(launch.blocks), kThreads>>>(amps2, launch.plan, out, scratch.data());
     QMARG_CHECK_LAUNCH(bin_stationary_kernel);
     const double* in = scratch.data();
