@@ -34,6 +34,7 @@
 #include <complex>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "check.cuh"
@@ -55,10 +56,17 @@ constexpr int kIdentityBits = 1 + kLaneBits + kWarpBits;  // bits fixed by a thr
 // Independent loads in flight per thread. Measured on an H100 (n = 30, double):
 // 8 needs 96 registers (2 blocks per SM) and reads at 93% of the roofline;
 // 4 needs 62 registers and reads at 99-100%.
+// A float state's loads are half as wide, so it takes 8: 62 registers (4
+// blocks per SM, 128 KiB in flight per SM against 80 KiB with 4 loads at 46
+// registers and 5 blocks). Measured on an H100 (run_plan alone, 4 vs 8
+// alternating, mean over k = 1..20 in four layouts): float n = 22 0.722 ->
+// 0.738, n = 24 0.844 -> 0.855, n = 26 0.930 -> 0.942, better or level in
+// every cell; double n = 24 with 8 (94 registers) was level on average and
+// lost up to 0.06 in some cells.
 template <class Real>
-struct Unroll {
-    static constexpr int value = 4;
-};
+constexpr int loads_in_flight() {
+    return std::is_same<Real, float>::value ? 8 : 4;
+}
 constexpr int kMaxOuterBits = 64;
 
 // Everything the kernel needs, built on the host; passed by value (< 4 KiB).
@@ -114,7 +122,7 @@ __device__ inline void segment_offsets(const Plan& plan, std::uint64_t segment, 
     }
 }
 
-template <class Real, int kUnroll = Unroll<Real>::value>
+template <class Real, int kUnroll = loads_in_flight<Real>()>
 __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<Real>* amps2, Plan plan,
                                                                   double* out, double* partials) {
     __shared__ double warp_values[kWarps][2][32];
@@ -241,12 +249,15 @@ __global__ void sum_rows_kernel(const double* in, std::uint64_t bins, std::uint6
 constexpr int kTreeThreads = 256;
 constexpr std::uint64_t kTreeSerialRows = 8;
 
+// The bins of a tree block's tile: 32, or all of them when there are fewer.
+__host__ __device__ constexpr std::uint64_t tree_tile_bins(std::uint64_t bins) { return bins < 32 ? bins : 32; }
+
 __global__ void __launch_bounds__(kTreeThreads) sum_rows_tree_kernel(const double* in, std::uint64_t bins,
                                                                     std::uint64_t per_group, double* out) {
     __shared__ double partial[kTreeThreads];
     launch_dependents();
     wait_for_previous_kernel();
-    const unsigned tile_bins = static_cast<unsigned>(bins < 32 ? bins : 32);
+    const unsigned tile_bins = static_cast<unsigned>(tree_tile_bins(bins));
     const unsigned slices = kTreeThreads / tile_bins;
     const unsigned b = threadIdx.x % tile_bins;
     const unsigned slice = threadIdx.x / tile_bins;
@@ -311,7 +322,6 @@ constexpr int kLogMinSplitBlocks = 8;
 struct Launch {
     Plan plan;
     std::uint64_t blocks;
-    std::uint64_t parts;
 };
 
 Launch make_plan(int n, const Qubits& qubits) {
@@ -398,7 +408,6 @@ Launch make_plan(int n, const Qubits& qubits) {
         plan.log_segments_per_block = std::min(plan.outer_bits, log_tau - plan.inner_bits);
         plan.log_parts = 0;
     }
-    launch.parts = std::uint64_t{1} << plan.log_parts;
     launch.blocks = std::uint64_t{1} << (plan.outer_bits - plan.log_segments_per_block + plan.log_parts);
     return launch;
 }
@@ -410,7 +419,7 @@ struct Level {
     bool tree;
 };
 
-// The levels that add `parts` rows of `bins` partial sums into one. Up to 8
+// The levels that add 2^log_parts rows of `bins` partial sums into one. Up to 8
 // rows take one level of sum_rows_kernel (each thread adds its bin's rows:
 // a short chain, every thread busy). More take levels of sum_rows_tree_kernel,
 // as few as its 8 S rows per level allow, with the rows split evenly between
@@ -420,18 +429,14 @@ struct Level {
 // 32 rows 0.89-0.90 -> 0.93-0.94; with 2 to 8 rows the tree lost up to 0.05
 // to sum_rows_kernel. Adding rows in thread-block clusters (distributed shared
 // memory, 8 or 16 blocks) lost 0.04-0.08 in every cell.
-std::vector<Level> second_pass_levels(std::uint64_t parts, std::uint64_t bins) {
-    constexpr std::uint64_t kShortRows = 8;
-    auto floor_log2 = [](std::uint64_t x) {
-        int log = 0;
-        while ((x >> log) > 1) ++log;
-        return log;
-    };
+std::vector<Level> second_pass_levels(int log_parts, std::uint64_t bins) {
+    constexpr int kLogShortRows = 3;
     std::vector<Level> levels;
-    if (parts <= 1) return levels;
-    if (parts <= kShortRows) return {Level{1, false}};
-    const int log_parts = floor_log2(parts);
-    const int log_tree_rows = floor_log2(kTreeSerialRows * (kTreeThreads / std::min<std::uint64_t>(bins, 32)));
+    if (log_parts == 0) return levels;
+    if (log_parts <= kLogShortRows) return {Level{1, false}};
+    const std::uint64_t tree_rows = kTreeSerialRows * (kTreeThreads / tree_tile_bins(bins));  // a power of two
+    int log_tree_rows = 0;
+    while ((tree_rows >> log_tree_rows) > 1) ++log_tree_rows;
     const int count = (log_parts + log_tree_rows - 1) / log_tree_rows;
     int left = log_parts;
     for (int j = 0; j < count; ++j) {
@@ -444,12 +449,13 @@ std::vector<Level> second_pass_levels(std::uint64_t parts, std::uint64_t bins) {
 
 // Launches a plan: the streaming kernel, then the second pass if a segment is
 // split over several blocks.
-template <class Real, int kUnroll = Unroll<Real>::value>
+template <class Real, int kUnroll = loads_in_flight<Real>()>
 void run_plan(const AmpPair<Real>* amps2, const Launch& launch, double* out) {
     if (launch.blocks > 0x7fffffffu) {
         throw Error("BinStationary: " + std::to_string(launch.blocks) + " blocks exceed the grid limit");
     }
-    if (launch.parts == 1) {
+    const std::uint64_t parts = std::uint64_t{1} << launch.plan.log_parts;
+    if (parts == 1) {
         bin_stationary_kernel<Real, kUnroll>
             <<<static_cast<unsigned>(launch.blocks), kThreads>>>(amps2, launch.plan, out, nullptr);
         QMARG_CHECK_LAUNCH(bin_stationary_kernel);
@@ -459,16 +465,16 @@ void run_plan(const AmpPair<Real>* amps2, const Launch& launch, double* out) {
     // left: the output. Every level's size is a function of (parts, bins)
     // alone, so the order of the additions is fixed.
     const std::uint64_t bins = launch.plan.bins;
-    const std::vector<Level> levels = second_pass_levels(launch.parts, bins);
-    std::uint64_t scratch_rows = launch.parts;
+    const std::vector<Level> levels = second_pass_levels(launch.plan.log_parts, bins);
+    std::uint64_t scratch_rows = parts;
     for (std::size_t j = 0; j + 1 < levels.size(); ++j) scratch_rows += levels[j].groups;
     DeviceArray<double> scratch(scratch_rows * bins, "BinStationary partial bins");
     bin_stationary_kernel<Real, kUnroll>
         <<<static_cast<unsigned>(launch.blocks), kThreads>>>(amps2, launch.plan, out, scratch.data());
     QMARG_CHECK_LAUNCH(bin_stationary_kernel);
     const double* in = scratch.data();
-    double* next = scratch.data() + launch.parts * bins;
-    std::uint64_t rows = launch.parts;
+    double* next = scratch.data() + parts * bins;
+    std::uint64_t rows = parts;
     for (const Level& level : levels) {
         double* level_out = level.groups == 1 ? out : next;
         cudaLaunchConfig_t config = {};
@@ -481,7 +487,7 @@ void run_plan(const AmpPair<Real>* amps2, const Launch& launch, double* out) {
         config.numAttrs = 1;
         const std::uint64_t per_group = rows / level.groups;
         if (level.tree) {
-            config.gridDim = dim3(static_cast<unsigned>(level.groups * (bins / std::min<std::uint64_t>(bins, 32))));
+            config.gridDim = dim3(static_cast<unsigned>(level.groups * (bins / tree_tile_bins(bins))));
             QMARG_CUDA_CHECK(cudaLaunchKernelEx(&config, sum_rows_tree_kernel, in, bins, per_group, level_out));
         } else {
             config.gridDim = dim3(static_cast<unsigned>((level.groups * bins + 255) / 256));
