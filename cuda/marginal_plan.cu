@@ -4,6 +4,8 @@
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <map>
+#include <mutex>
 
 #include "check.cuh"
 #include "marginal_common.cuh"
@@ -12,15 +14,26 @@
 namespace qmarg {
 namespace gpu {
 
+// A device's limits do not change while the process runs, so each device is
+// asked once: every marginal call needs them before its first launch.
 MarginalDeviceLimits query_marginal_device_limits() {
     int device = 0;
     QMARG_CUDA_CHECK(cudaGetDevice(&device));
+    static std::mutex mutex;
+    static std::map<int, MarginalDeviceLimits> known;
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        const auto found = known.find(device);
+        if (found != known.end()) return found->second;
+    }
     int shared_optin = 0, max_grid_x = 0;
     QMARG_CUDA_CHECK(cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     QMARG_CUDA_CHECK(cudaDeviceGetAttribute(&max_grid_x, cudaDevAttrMaxGridDimX, device));
     MarginalDeviceLimits limits;
     limits.shared_bytes_per_block = static_cast<std::size_t>(shared_optin);
     limits.max_grid_blocks = static_cast<unsigned>(max_grid_x);
+    std::lock_guard<std::mutex> lock(mutex);
+    known.emplace(device, limits);
     return limits;
 }
 

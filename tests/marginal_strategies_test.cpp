@@ -413,6 +413,47 @@ TYPED_TEST(MarginalStrategiesTest, BinStationaryIsBitwiseRepeatable) {
 
 namespace {
 
+// BinStationary keeps the plans of its last 16 cases. 21 cases, some with the
+// same qubit list on states of different sizes, each checked against the CPU
+// reference: new (a plan made), again 5 cases later (a plan found), and once
+// more after all 21 (made again, after its entry was replaced). A plan found
+// for the wrong case gives wrong bins.
+TYPED_TEST(MarginalStrategiesTest, BinStationaryCasesInTurnGetTheirOwnPlans) {
+    const std::uint64_t seed = fresh_seed();
+    SCOPED_TRACE("random seed " + std::to_string(seed));
+    std::mt19937_64 rng(seed);
+    std::vector<StatePair<TypeParam>> states;
+    states.reserve(3);
+    for (int n : {13, 14, 16}) states.emplace_back(n);
+    struct Case {
+        std::size_t state;
+        Qubits qubits;
+        std::vector<double> reference;
+    };
+    std::vector<Case> cases;
+    for (int j = 0; j < 21; ++j) {
+        const std::size_t state = static_cast<std::size_t>(j) % states.size();
+        const int n = states[state].gpu.num_qubits();
+        // Every third list is the previous case's (13 qubits) asked of the 14-qubit state.
+        const Qubits qubits = j % 3 == 1 && j >= 3 ? cases[static_cast<std::size_t>(j) - 1].qubits
+                                                   : qmarg_test::random_qubits(n, 1 + static_cast<int>(rng() % 12), rng);
+        cases.push_back(Case{state, qubits, qmarg::marginal_probabilities(states[state].cpu, qubits)});
+    }
+    const MarginalOptions engine{MarginalStrategy::BinStationary};
+    const auto check = [&](std::size_t j, const char* visit) {
+        const Case& c = cases[j];
+        const StatePair<TypeParam>& pair = states[c.state];
+        SCOPED_TRACE(case_text(pair.seed, pair.gpu.num_qubits(), c.qubits, MarginalStrategy::BinStationary) +
+                     ", case " + std::to_string(j) + " " + visit);
+        expect_bins_near<TypeParam>(qmarg::marginal_probabilities(pair.gpu, c.qubits, engine), c.reference);
+    };
+    for (std::size_t j = 0; j < cases.size(); ++j) {
+        check(j, "new");
+        if (j >= 5) check(j - 5, "again");
+    }
+    for (std::size_t j = 0; j < cases.size(); ++j) check(j, "after all");
+}
+
 // MarginalOptions::deterministic: the seed strategies refuse it by name, and
 // Auto and BinStationary under it give BinStationary's bits on every call.
 TYPED_TEST(MarginalStrategiesTest, DeterministicRequestRefusesTheSeedStrategies) {
