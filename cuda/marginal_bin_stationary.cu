@@ -55,20 +55,11 @@ constexpr int kWarpBits = 3;
 constexpr int kWarps = 1 << kWarpBits;
 constexpr int kThreads = 32 * kWarps;
 constexpr int kIdentityBits = 1 + kLaneBits + kWarpBits;  // bits fixed by a thread's identity
-// Independent loads in flight per thread. Measured on an H100 (n = 30, double):
-// 8 needs 96 registers (2 blocks per SM) and reads at 93% of the roofline;
-// 4 needs 62 registers and reads at 99-100%.
-// A float state's loads are half as wide, so it takes 8: 62 registers (4
-// blocks per SM, 128 KiB in flight per SM against 80 KiB with 4 loads at 46
-// registers and 5 blocks). Measured on an H100 (run_plan alone, 4 vs 8
-// alternating, mean over k = 1..20 in four layouts): float n = 22 0.722 ->
-// 0.738, n = 24 0.844 -> 0.855, n = 26 0.930 -> 0.942, better or level in
-// every cell; double n = 24 with 8 (94 registers) was level on average and
-// lost up to 0.06 in some cells.
-template <class Real>
-constexpr int loads_in_flight() {
-    return std::is_same<Real, float>::value ? 8 : 4;
-}
+// Independent loads in flight per thread: 4, and 8 for float states of up to
+// 2^28 amplitudes (run_streaming has the measurements).
+constexpr int kLoadsInFlight = 4;
+constexpr int kFloatLoadsInFlight = 8;
+constexpr int kFloatLoadsMaxQubits = 28;
 constexpr int kMaxOuterBits = 64;
 
 // Everything the kernel needs, built on the host; passed by value (< 4 KiB).
@@ -124,7 +115,7 @@ __device__ inline void segment_offsets(const Plan& plan, std::uint64_t segment, 
     }
 }
 
-template <class Real, int kUnroll = loads_in_flight<Real>()>
+template <class Real, int kUnroll>
 __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<Real>* amps2, Plan plan,
                                                                   double* out, double* partials) {
     __shared__ double warp_values[kWarps][2][32];
@@ -487,7 +478,7 @@ std::vector<Level> second_pass_levels(int log_parts, std::uint64_t bins) {
 
 // Launches a plan: the streaming kernel, then the second pass if a segment is
 // split over several blocks.
-template <class Real, int kUnroll = loads_in_flight<Real>()>
+template <class Real, int kUnroll>
 void run_plan(const AmpPair<Real>* amps2, const Launch& launch, double* out) {
     if (launch.blocks > 0x7fffffffu) {
         throw Error("BinStationary: " + std::to_string(launch.blocks) + " blocks exceed the grid limit");
@@ -539,6 +530,26 @@ void run_plan(const AmpPair<Real>* amps2, const Launch& launch, double* out) {
     // `scratch` goes back to the stream-ordered pool after the kernels that use it.
 }
 
+// Launches a plan with the loads in flight that suit it. 8 loads of a double
+// state need 94 registers (2 blocks per SM): at n = 30 they read at 0.93 of
+// the roofline against 0.99-1.00 with 4 (62 registers), and at n = 24 they are
+// level on average and lose up to 0.06 in some cells. A float load is half as
+// wide, and 8 of them take 62 registers (4 blocks per SM) against 46 (5
+// blocks) for 4: 128 KiB in flight per SM instead of 80. Measured on an H100,
+// float, mean over k = 1..20 in four layouts, the plans alone alternating:
+// n = 22 0.722 -> 0.738, n = 24 0.844 -> 0.855, n = 26 0.930 -> 0.942, better
+// or level in every cell; in the sweeps n = 28 is level and n = 30 1.5% slower
+// in every cell (2.77 -> 2.83 ms), where a block runs 512 steps instead of 8
+// to 128 and its loads are already in flight. The number of loads does not
+// change the order of the additions, so the bins are the same bits either way.
+template <class Real>
+void run_streaming(const AmpPair<Real>* amps2, int num_qubits, const Launch& launch, double* out) {
+    if constexpr (std::is_same<Real, float>::value) {
+        if (num_qubits <= kFloatLoadsMaxQubits) return run_plan<Real, kFloatLoadsInFlight>(amps2, launch, out);
+    }
+    run_plan<Real, kLoadsInFlight>(amps2, launch, out);
+}
+
 // Whether the streaming kernel's stores are coalesced: the list starts with
 // qubits 0, 1, 2, ..., so bit 0 and the lanes (index bits 1..5) write
 // neighbouring bins. Measured on an H100 (double, k = n .. n - 3, n = 26..30,
@@ -580,7 +591,7 @@ void marginal_probabilities_bin_stationary_streaming(const std::complex<Real>* a
         QMARG_CHECK_LAUNCH(small_state_kernel);
         return;
     }
-    run_plan<Real>(reinterpret_cast<const AmpPair<Real>*>(amps), cached_plan(num_qubits, qubits), out);
+    run_streaming<Real>(reinterpret_cast<const AmpPair<Real>*>(amps), num_qubits, cached_plan(num_qubits, qubits), out);
 }
 
 
