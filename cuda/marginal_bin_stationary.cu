@@ -178,7 +178,8 @@ __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<
             for (int b = 0; b < kLaneBits; ++b) {
                 if ((plan.nonselected_lane_mask >> b) & 1u) {
                     acc0 += __shfl_xor_sync(0xffffffffu, acc0, 1 << b);
-                    acc1 += __shfl_xor_sync(0xffffffffu, acc1, 1 << b);
+                    // Without bit 0 acc1 is 0 (folded into acc0 above).
+                    if (plan.bit0_selected) acc1 += __shfl_xor_sync(0xffffffffu, acc1, 1 << b);
                 }
             }
             if (plan.nonselected_warp_mask != 0) {
