@@ -31,8 +31,8 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <complex>
 #include <array>
+#include <complex>
 #include <cstdint>
 #include <mutex>
 #include <string>
