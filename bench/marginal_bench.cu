@@ -40,13 +40,20 @@
 // Partitioned, at n >= 26. --qmarg_cell_seconds=0 times every cell
 // --qmarg_runs times.
 //
+// Fast cells: 20 runs of a 20-qubit marginal take 0.2 ms, and one disturbance
+// of a few milliseconds would move the whole cell. A cell (or roofline) whose
+// runs fill less than --qmarg_min_seconds (0.05 s) counts them as warm-up and
+// is timed again with more runs, at least twice as many each time, until they
+// fill it (qmarg::time_until_filled, the rule of `qmarg bench marginal
+// --min-seconds`); "runs" says how many were timed.
+//
 // Options (besides Google Benchmark's own, e.g. --benchmark_filter,
 // --benchmark_out=FILE --benchmark_out_format=json):
 //   --qmarg_precision=double|float  the state's precision (default double, or
 //                                   $QMARG_BENCH_PRECISION)
 //   --qmarg_n=20,22,24,26,28,30     state sizes (each capped by free GPU memory)
 //   --qmarg_k=1,2,5,10,15,20        marginal sizes (only k < n are run)
-//   --qmarg_runs=20 --qmarg_min_runs=3 --qmarg_cell_seconds=2
+//   --qmarg_runs=20 --qmarg_min_runs=3 --qmarg_cell_seconds=2 --qmarg_min_seconds=0.05
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
 
@@ -57,6 +64,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -93,6 +101,7 @@ struct Options {
     int runs = 20;
     int min_runs = 3;
     double cell_seconds = 2.0;
+    double min_seconds = 0.05;
 };
 
 Options g_options;
@@ -141,6 +150,8 @@ void parse_options(int* argc, char** argv) {
             g_options.min_runs = std::atoi(value.c_str());
         } else if (flag == "--qmarg_cell_seconds" && std::atof(value.c_str()) >= 0) {
             g_options.cell_seconds = std::atof(value.c_str());
+        } else if (flag == "--qmarg_min_seconds" && std::atof(value.c_str()) >= 0) {
+            g_options.min_seconds = std::atof(value.c_str());
         } else {
             throw qmarg::Error("unknown or invalid option " + arg +
                                " (see the first comment of bench/marginal_bench.cu)");
@@ -148,6 +159,14 @@ void parse_options(int* argc, char** argv) {
     }
     *argc = kept;
     argv[kept] = nullptr;
+}
+
+// The times of `runs` runs of `work` after `warmup`, timed again with more
+// runs while they fill less than --qmarg_min_seconds (qmarg::time_until_filled).
+std::vector<double> filled_times(const std::function<void()>& work, int runs, int warmup = 3) {
+    constexpr int kMaxRuns = 100000;
+    return qmarg::time_until_filled([&](int w, int r) { return qmarg::bench::time_runs(work, r, w); },
+                                    g_options.min_seconds, kMaxRuns, warmup, runs);
 }
 
 // ---------------------------------------------------------------- layouts --
@@ -254,7 +273,7 @@ public:
         if (roofline_ms_ == 0) {
             if (sink_.size() == 0) sink_.resize(1);
             std::size_t next = 0;
-            roofline_ms_ = qmarg::bench::median(qmarg::bench::time_runs(
+            roofline_ms_ = qmarg::bench::median(filled_times(
                 [&] { qmarg::gpu::launch_read_roofline(state(next++).data(), states_[0].bytes(), sink_.data()); },
                 30));
         }
@@ -309,10 +328,7 @@ std::pair<std::vector<double>, std::string> reference(Workspace<Real>& ws, int k
 // Timed runs of a cell whose checking run took `check_seconds`: --qmarg_runs,
 // or fewer (at least --qmarg_min_runs) where --qmarg_cell_seconds allows less.
 int runs_for_cell(double check_seconds) {
-    if (g_options.cell_seconds <= 0) return g_options.runs;
-    const double affordable = std::floor(g_options.cell_seconds / std::max(check_seconds, 1e-9));
-    return static_cast<int>(std::max<double>(std::min(g_options.min_runs, g_options.runs),
-                                             std::min<double>(g_options.runs, affordable)));
+    return qmarg::timed_run_count(g_options.runs, check_seconds, g_options.cell_seconds, g_options.min_runs);
 }
 
 // Reports a timed cell's median as its iteration time, and the counters every
@@ -405,7 +421,7 @@ void marginal_cell(benchmark::State& st, int n, int k, Layout layout, MarginalSt
         const int runs = runs_for_cell(check_seconds);
         const int warmup = check_seconds < 0.05 ? 2 : 0;  // the checking run has warmed up a slow cell
         std::size_t next = 0;
-        times = qmarg::bench::time_runs(
+        times = filled_times(
             [&] { qmarg::marginal_probabilities(ws.state(next++), qubits, ws.out(), options); }, runs, warmup);
         median_ms = qmarg::bench::median(times);
         set_bandwidth_counters(st, median_ms, roofline_ms, ws.state().bytes());
@@ -448,14 +464,14 @@ void all_single_qubits_cell(benchmark::State& st, int n) {
             }
         }
         std::size_t next = 0;
-        times = qmarg::bench::time_runs(
+        times = filled_times(
             [&] {
                 qmarg::gpu::marginal_probabilities_of_lists(ws.state(next++).data(), n, lists, ws.out().data());
             },
             g_options.runs);
         median_ms = qmarg::bench::median(times);
         const Qubits middle = {n / 2};
-        one_ms = qmarg::bench::median(qmarg::bench::time_runs(
+        one_ms = qmarg::bench::median(filled_times(
             [&] {
                 qmarg::marginal_probabilities(ws.state(next++), middle, ws.out(),
                                               MarginalOptions{MarginalStrategy::BinStationary});
@@ -518,7 +534,7 @@ void conditional_cell(benchmark::State& st, int n, int k, bool high) {
             return;
         }
         std::size_t next = 0;
-        times = qmarg::bench::time_runs([&] { run_once(ws.state(next++)); }, g_options.runs);
+        times = filled_times([&] { run_once(ws.state(next++)); }, g_options.runs);
         median_ms = qmarg::bench::median(times);
         set_bandwidth_counters(st, median_ms, roofline_ms / 4, ws.state().bytes() / 4);
     } catch (const std::exception& e) {
@@ -614,7 +630,7 @@ void near_n_cell(benchmark::State& st, int n, int k, Layout layout, NearPath pat
 
         const int runs = runs_for_cell(check_seconds);
         std::size_t next = 0;
-        times = qmarg::bench::time_runs([&] { run_once(ws.state(next++)); }, runs, 2);
+        times = filled_times([&] { run_once(ws.state(next++)); }, runs, 2);
         median_ms = qmarg::bench::median(times);
         set_bandwidth_counters(st, median_ms, roofline_ms, ws.state().bytes());
         const double io_bytes = static_cast<double>(ws.state().bytes()) + std::ldexp(8.0, k);
@@ -700,7 +716,8 @@ int run(int argc, char** argv) {
     benchmark::AddCustomContext("runs", std::to_string(g_options.runs) + " (at least " +
                                             std::to_string(g_options.min_runs) + " in cells slower than " +
                                             std::to_string(g_options.cell_seconds) + " s / " +
-                                            std::to_string(g_options.runs) + ")");
+                                            std::to_string(g_options.runs) + "; more in cells whose runs fill less than " +
+                                            std::to_string(g_options.min_seconds) + " s)");
 
     // Sizes whose state (with 1 GiB to spare) fits in free memory now.
     std::vector<int> ns;

@@ -39,6 +39,29 @@ volatile double g_cpu_sink = 0;
 
 }  // namespace
 
+int timed_run_count(int runs, double check_seconds, double cell_seconds, int min_runs) {
+    if (runs < 1) throw Error("benchmark timed runs must be >= 1, got " + std::to_string(runs));
+    if (cell_seconds <= 0) return runs;
+    const double affordable = std::floor(cell_seconds / std::max(check_seconds, 1e-9));
+    return static_cast<int>(std::max<double>(std::min(min_runs, runs), std::min<double>(runs, affordable)));
+}
+
+std::vector<double> time_until_filled(const std::function<std::vector<double>(int, int)>& time, double min_seconds,
+                                      int max_runs, int& warmup, int& runs) {
+    check_counts(warmup, runs);
+    std::vector<double> ms = time(warmup, runs);
+    for (;;) {
+        double total = 0;
+        for (double t : ms) total += t * 1e-3;
+        if (min_seconds <= 0 || total >= min_seconds || runs >= max_runs) return ms;
+        const double per_run = std::max(total / runs, 1e-7);
+        warmup += runs;
+        runs = static_cast<int>(
+            std::min<double>(max_runs, std::max<double>(2.0 * runs, std::ceil(min_seconds / per_run))));
+        ms = time(0, runs);
+    }
+}
+
 template <class Real>
 std::vector<double> time_marginal_ms(const StateVector<Real>& state, const Qubits& qubits,
                                      const MarginalOptions& options, int warmup, int runs) {

@@ -21,6 +21,7 @@
 // across machines; raw rates are not.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,23 @@ std::vector<double> time_read_roofline_ms(const StateVector<Real>& state, int wa
 // The median of time_read_roofline_ms(state, 3, runs).
 template <class Real>
 double read_roofline_ms(const StateVector<Real>& state, int runs);
+
+// How many timed runs a case gets whose checking run took `check_seconds`:
+// `runs`, or where cell_seconds > 0 and `runs` runs would take longer than
+// that, as many as fit in cell_seconds but at least min(min_runs, runs).
+// Slow cases then give a quick look, not the median of `runs` runs.
+int timed_run_count(int runs, double check_seconds, double cell_seconds, int min_runs);
+
+// Times a case until its runs fill min_seconds. `time(warmup, runs)` returns
+// the milliseconds of each of `runs` timed runs after `warmup` untimed ones.
+// While the runs take less than min_seconds in all, they count as warm-up and
+// the case is timed again with enough runs to fill min_seconds at their pace,
+// at least twice as many (the first runs can be slow: that is what warm-up is
+// for), and at most max_runs (a first timing of max_runs or more is final).
+// `warmup` and `runs` end as what was done; the result is the last timing's.
+// min_seconds <= 0 times once.
+std::vector<double> time_until_filled(const std::function<std::vector<double>(int, int)>& time, double min_seconds,
+                                      int max_runs, int& warmup, int& runs);
 
 // The check a benchmark makes before it times an answer. Empty when every bin
 // of `got` agrees with `want` to `tolerance` relative to the bin, or to 1e-3 of

@@ -75,26 +75,6 @@ constexpr int kMaxRuns = 100000;             // the most runs --min-seconds give
 const std::vector<std::string> kGpuStrategies = {"GlobalAtomic", "SharedPrivatized", "Partitioned", "BinStationary",
                                                  "Auto"};
 
-// `time(warmup, runs)` (milliseconds per run); while the runs take less than
-// min_seconds in all, they become warm-up and the case is timed again with
-// enough runs to fill min_seconds at their pace, at least twice as many (the
-// first runs can be slow: that is what warm-up is for). `warmup` and `runs`
-// end as what was done.
-template <class Time>
-std::vector<double> timed_runs(Time time, double min_seconds, int& warmup, int& runs) {
-    std::vector<double> ms = time(warmup, runs);
-    for (;;) {
-        double total = 0;
-        for (double t : ms) total += t * 1e-3;
-        if (min_seconds <= 0 || total >= min_seconds || runs >= kMaxRuns) return ms;
-        const double per_run = std::max(total / runs, 1e-7);
-        warmup += runs;
-        runs = static_cast<int>(
-            std::min<double>(kMaxRuns, std::max<double>(2.0 * runs, std::ceil(min_seconds / per_run))));
-        ms = time(0, runs);
-    }
-}
-
 struct BenchOptions {
     std::vector<int> ns;
     std::vector<int> ks = {1, 2, 5, 10, 15, 20};
@@ -190,8 +170,9 @@ void bench_state(Sweep& sweep, const std::string& precision, int n) {
     roofline.state_bytes = state.bytes();
     roofline.runs = o.runs;
     roofline.warmup = o.warmup;
-    roofline.ms = run_stats(timed_runs([&](int w, int r) { return qmarg::time_read_roofline_ms(state, w, r); },
-                                       o.min_seconds, roofline.warmup, roofline.runs));
+    roofline.ms = run_stats(qmarg::time_until_filled(
+        [&](int w, int r) { return qmarg::time_read_roofline_ms(state, w, r); }, o.min_seconds, kMaxRuns,
+        roofline.warmup, roofline.runs));
     roofline.gb_per_s = gb_per_s(state.bytes(), roofline.ms.median);
     sweep.rooflines.push_back(roofline);
 
@@ -279,15 +260,11 @@ void bench_state(Sweep& sweep, const std::string& precision, int n) {
                 if (strategy != "Auto") known[strategy] = std::move(answer);
                 r.checked_against = want.second;
 
-                r.runs = o.runs;
-                if (o.cell_seconds > 0 && check_seconds * o.runs > o.cell_seconds) {
-                    const double affordable = std::floor(o.cell_seconds / check_seconds);
-                    r.runs = static_cast<int>(std::max<double>(std::min(kMinRuns, o.runs), affordable));
-                }
+                r.runs = qmarg::timed_run_count(o.runs, check_seconds, o.cell_seconds, kMinRuns);
                 r.warmup = check_seconds < 0.05 ? o.warmup : 0;  // the check warmed up a slow case
-                r.ms = run_stats(timed_runs(
+                r.ms = run_stats(qmarg::time_until_filled(
                     [&](int w, int runs) { return qmarg::time_marginal_ms(state, qubits, options, w, runs); },
-                    o.min_seconds, r.warmup, r.runs));
+                    o.min_seconds, kMaxRuns, r.warmup, r.runs));
                 r.gb_per_s = gb_per_s(state.bytes(), r.ms.median);
                 sweep.records.push_back(r);
             }
