@@ -164,9 +164,8 @@ void parse_options(int* argc, char** argv) {
 // The times of `runs` runs of `work` after `warmup`, timed again with more
 // runs while they fill less than --qmarg_min_seconds (qmarg::time_until_filled).
 std::vector<double> filled_times(const std::function<void()>& work, int runs, int warmup = 3) {
-    constexpr int kMaxRuns = 100000;
     return qmarg::time_until_filled([&](int w, int r) { return qmarg::bench::time_runs(work, r, w); },
-                                    g_options.min_seconds, kMaxRuns, warmup, runs);
+                                    g_options.min_seconds, qmarg::kMaxTimedRuns, warmup, runs);
 }
 
 // ---------------------------------------------------------------- layouts --

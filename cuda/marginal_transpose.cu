@@ -98,22 +98,20 @@ __global__ void __launch_bounds__(kTransposeThreads)
     }
 }
 
-template <class Real, int Batch = transpose_load_batch<Real>()>
-void launch_transpose(const AmpPair<Real>* pairs, const TransposePlan& plan, double* out) {
-    const std::uint64_t blocks = std::uint64_t{1} << plan.block_bits;
-    if (blocks > 0x7fffffffu) {
-        throw Error("BinStationary: " + std::to_string(blocks) + " tiles of the transposed path exceed the grid limit");
-    }
-    transpose_marginal_kernel<Real, Batch><<<static_cast<unsigned>(blocks), kTransposeThreads>>>(pairs, plan, out);
-    QMARG_CHECK_LAUNCH(transpose_marginal_kernel);
-}
-
 }  // namespace
 
 template <class Real>
 void marginal_probabilities_transpose(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits,
                                       double* out) {
-    launch_transpose<Real>(reinterpret_cast<const AmpPair<Real>*>(amps), make_transpose_plan(num_qubits, qubits), out);
+    const TransposePlan plan = make_transpose_plan(num_qubits, qubits);
+    const std::uint64_t blocks = std::uint64_t{1} << plan.block_bits;
+    if (blocks > 0x7fffffffu) {
+        throw Error("BinStationary: " + std::to_string(blocks) + " tiles of the transposed path exceed the grid limit");
+    }
+    const auto* pairs = reinterpret_cast<const AmpPair<Real>*>(amps);
+    transpose_marginal_kernel<Real, transpose_load_batch<Real>()>
+        <<<static_cast<unsigned>(blocks), kTransposeThreads>>>(pairs, plan, out);
+    QMARG_CHECK_LAUNCH(transpose_marginal_kernel);
 }
 
 template void marginal_probabilities_transpose<float>(const std::complex<float>*, int, const Qubits&, double*);

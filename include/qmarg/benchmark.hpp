@@ -64,6 +64,10 @@ int timed_run_count(int runs, double check_seconds, double cell_seconds, int min
 std::vector<double> time_until_filled(const std::function<std::vector<double>(int, int)>& time, double min_seconds,
                                       int max_runs, int& warmup, int& runs);
 
+// The max_runs the benchmark programs give time_until_filled: 100000 runs of
+// the fastest case (a 20-qubit marginal, about 10 us) fill a second.
+constexpr int kMaxTimedRuns = 100000;
+
 // The check a benchmark makes before it times an answer. Empty when every bin
 // of `got` agrees with `want` to `tolerance` relative to the bin, or to 1e-3 of
 // the mean bin for bins far below it; otherwise the first bin that differs (or

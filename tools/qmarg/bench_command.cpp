@@ -29,7 +29,7 @@
 // neighbours read 0.8). With --min-seconds S > 0 (0.05 by default), a case or
 // roofline whose --runs runs took less than S in all counts them as warm-up
 // and is timed again with more runs, until its runs fill S (or reach
-// kMaxRuns); its record gives both counts.
+// qmarg::kMaxTimedRuns); its record gives both counts.
 //
 // stdout: the table (or the JSON with --format json); stderr: progress and notes.
 #include <unistd.h>
@@ -70,7 +70,6 @@ using qmarg::MarginalStrategy;
 
 constexpr int kCpuReferenceMaxQubits = 24;  // GPU cases up to here are checked against the CPU backend
 constexpr int kMinRuns = 3;                  // the fewest runs a slow case gets
-constexpr int kMaxRuns = 100000;             // the most runs --min-seconds gives a fast case
 
 const std::vector<std::string> kGpuStrategies = {"GlobalAtomic", "SharedPrivatized", "Partitioned", "BinStationary",
                                                  "Auto"};
@@ -171,7 +170,7 @@ void bench_state(Sweep& sweep, const std::string& precision, int n) {
     roofline.runs = o.runs;
     roofline.warmup = o.warmup;
     roofline.ms = run_stats(qmarg::time_until_filled(
-        [&](int w, int r) { return qmarg::time_read_roofline_ms(state, w, r); }, o.min_seconds, kMaxRuns,
+        [&](int w, int r) { return qmarg::time_read_roofline_ms(state, w, r); }, o.min_seconds, qmarg::kMaxTimedRuns,
         roofline.warmup, roofline.runs));
     roofline.gb_per_s = gb_per_s(state.bytes(), roofline.ms.median);
     sweep.rooflines.push_back(roofline);
@@ -264,7 +263,7 @@ void bench_state(Sweep& sweep, const std::string& precision, int n) {
                 r.warmup = check_seconds < 0.05 ? o.warmup : 0;  // the check warmed up a slow case
                 r.ms = run_stats(qmarg::time_until_filled(
                     [&](int w, int runs) { return qmarg::time_marginal_ms(state, qubits, options, w, runs); },
-                    o.min_seconds, kMaxRuns, r.warmup, r.runs));
+                    o.min_seconds, qmarg::kMaxTimedRuns, r.warmup, r.runs));
                 r.gb_per_s = gb_per_s(state.bytes(), r.ms.median);
                 sweep.records.push_back(r);
             }
