@@ -1,5 +1,5 @@
 // Dense gates on 4..10 targets as a matrix product on the FP64 tensor cores
-// (DMMA, mma.sync m8n8k4 .f64; cuda/dmma.cuh), for double and float states: a
+// (DMMA: mma.sync m16n8k8 .f64 on sm_90, m8n8k4 on sm_80; cuda/dmma.cuh), for double and float states: a
 // float state's amplitudes are widened to double as they are staged and
 // rounded back once, when the result is stored, so the product itself is the
 // double one (more exact than float FMAs with a float copy of the matrix). With D = 2^k the gate is
@@ -79,9 +79,9 @@ constexpr int kMmaThreadBits = 8;
 //   8      32       64        3     193 KiB     1        1/16
 //   9      16      128        2     212 KiB     1        1/8
 //  10       8      128        2     212 KiB     1        1/4
-// ptxas -v (CUDA 13, sm_90): 120 registers at k = 4..6, 128 with a 12-byte
-// spill at k = 7 (the cap two blocks per multiprocessor impose), 154..160 at
-// k = 8, 9 and 122 at k = 10, no spills there.
+// ptxas -v (CUDA 13, sm_90, double): 128 registers at k = 4..7 (the cap two
+// blocks per multiprocessor impose) with 0, 12, 60 and 80 bytes of spill
+// loads, 166 at k = 8, 9 and 142 at k = 10, no spills there.
 template <int K>
 struct MmaShape {
     static constexpr int kDim = 1 << K;
@@ -249,31 +249,35 @@ __global__ void __launch_bounds__(kMmaThreads, MmaShape<K>::kMinBlocks)
 
             const int kc = (q % S::kChunksPerPass) * S::kChunk;
             const double2* mt = ms + (q % S::kStages) * S::kStageEntries + (warp_row0 + g) * S::kMStride + t;
-            double a_re[8], a_im[8];
+            // The chunk's 16 columns of M (rows of X) in two halves of 8, one
+            // m16n8k8 product each: half the fragments are live at a time.
 #pragma unroll
-            for (int i = 0; i < 8; ++i) {
-                // a[i]: row g + 8 (i & 1), column 4 (i >> 1) + t of the warp's 16 x 16 block.
-                const double2 m = mt[8 * (i & 1) * S::kMStride + 4 * (i >> 1)];
-                a_re[i] = m.x;
-                a_im[i] = m.y;
-            }
-#pragma unroll
-            for (int j = 0; j < S::kTileCols; ++j) {
-                // b[i]: row (k) t + 4i, column g of the 16 x 8 block at columns col0 + 8 j.
-                const double2* xt = xs + (col0 + kDmmaCols * j + g) * S::kXStride + kc + t;
-                double b_re[4], b_im[4];
+            for (int half = 0; half < 2; ++half) {
+                double a_re[4], a_im[4];
 #pragma unroll
                 for (int i = 0; i < 4; ++i) {
-                    const double2 x = xt[4 * i];
-                    b_re[i] = x.x;
-                    b_im[i] = x.y;
+                    // a[i]: row g + 8 (i & 1), column 8 half + 4 (i >> 1) + t of the warp's 16 x 16 block.
+                    const double2 m = mt[8 * (i & 1) * S::kMStride + 8 * half + 4 * (i >> 1)];
+                    a_re[i] = m.x;
+                    a_im[i] = m.y;
                 }
-                dmma_16x8x16(acc_re[j], a_re, b_re);
-                dmma_16x8x16(acc_im[j], a_re, b_im);
-                dmma_16x8x16(acc_im[j], a_im, b_re);
 #pragma unroll
-                for (int i = 0; i < 4; ++i) b_im[i] = -b_im[i];
-                dmma_16x8x16(acc_re[j], a_im, b_im);
+                for (int j = 0; j < S::kTileCols; ++j) {
+                    // b[i]: row (k) 8 half + t + 4i, column g of the 8 x 8 block at columns col0 + 8 j.
+                    const double2* xt = xs + (col0 + kDmmaCols * j + g) * S::kXStride + kc + 8 * half + t;
+                    double b_re[2], b_im[2], b_neg_im[2];
+#pragma unroll
+                    for (int i = 0; i < 2; ++i) {
+                        const double2 x = xt[4 * i];
+                        b_re[i] = x.x;
+                        b_im[i] = x.y;
+                        b_neg_im[i] = -x.y;
+                    }
+                    dmma_16x8x8(acc_re[j], a_re, b_re);
+                    dmma_16x8x8(acc_im[j], a_re, b_im);
+                    dmma_16x8x8(acc_im[j], a_im, b_re);
+                    dmma_16x8x8(acc_re[j], a_im, b_neg_im);
+                }
             }
 
             if (q % S::kChunksPerPass == S::kChunksPerPass - 1) {

@@ -12,10 +12,17 @@
 //   A: a[i], i = 0..7: row g (i even) or g + 8 (i odd), column 4 * (i / 2) + t
 //   B: b[i], i = 0..3: row t + 4 * i, column g
 //   C, D: c[i], i = 0..3: row g (i < 2) or g + 8 (i >= 2), column 2 * t + (i & 1)
-// This is eight m8n8k4 .f64 products (PTX ISA, "Matrix Fragments for
-// mma.m8n8k4 with .f64 floating point type": A: row g, col t; B: row t, col g;
-// C: row g, cols 2t, 2t+1) side by side along k, upper and lower 8 rows
-// stacked; the kernels think in 16 x 8 x 16 blocks and run them as m8n8k4.
+// On sm_90 this runs as two m16n8k8 .f64 products, one per half of the k
+// range; on sm_80 and sm_89, which lack that shape, as eight m8n8k4 .f64
+// products side by side along k, upper and lower 8 rows stacked. Kernels may
+// also call the 16 x 8 x 8 halves themselves (dmma_16x8x8). Measured on
+// an H100 (eight independent accumulators per warp, every multiprocessor
+// busy):
+//   m8n8k4   33 TFLOP/s  (half rate on sm_90: the sm_80 shape)
+//   m16n8k8  66 TFLOP/s
+//   m16n8k16 66 TFLOP/s, but ptxas needed 180 to 216 registers per thread for
+//            it in the gate kernel (spilling at the 128 that two blocks per
+//            multiprocessor allow), so the kernels use two m16n8k8 instead.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -40,35 +47,46 @@ __device__ __forceinline__ int dmma_b_col(int lane) { return dmma_group(lane); }
 __device__ __forceinline__ int dmma_c_row(int lane, int i) { return dmma_group(lane) + 8 * (i >> 1); }
 __device__ __forceinline__ int dmma_c_col(int lane, int i) { return 2 * dmma_thread_in_group(lane) + (i & 1); }
 
-// (d0, d1) += a * b, one m8n8k4 .f64 product (sm_80 and later).
+// (d0, d1) += a * b, one m8n8k4 .f64 product: A row g, col t; B row t,
+// col g; C row g, cols 2t, 2t + 1.
 __device__ __forceinline__ void dmma_8x8x4(double& d0, double& d1, double a, double b) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
-                 : "+d"(d0), "+d"(d1)
-                 : "d"(a), "d"(b));
+    asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
+        : "+d"(d0), "+d"(d1)
+        : "d"(a), "d"(b));
+}
+
+// d += a * b over the warp (every lane must call it, converged) for a 16 x 8 x
+// 8 block: the first or second half of the k range of a 16 x 8 x 16 block,
+// a = a[0..3] or a[4..7] and b = b[0..1] or b[2..3] of the layout above (PTX
+// ISA, "Matrix Fragments for mma.m16n8k8", .f64: a0 (g, t), a1 (g + 8, t),
+// a2 (g, t + 4), a3 (g + 8, t + 4); b0 (t, g), b1 (t + 4, g); c as above).
+// One m16n8k8 product on sm_90, four m8n8k4 products on sm_80 and sm_89.
+__device__ __forceinline__ void dmma_16x8x8(double (&d)[4], const double (&a)[4], const double (&b)[2]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};\n"
+        : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    dmma_8x8x4(d[0], d[1], a[0], b[0]);
+    dmma_8x8x4(d[2], d[3], a[1], b[0]);
+    dmma_8x8x4(d[0], d[1], a[2], b[1]);
+    dmma_8x8x4(d[2], d[3], a[3], b[1]);
 #else
     // Older targets never launch the kernels that call this (the dispatch
     // checks the device); the trap makes a wrong dispatch loud, not silent.
-    (void)d0;
-    (void)d1;
+    (void)d;
     (void)a;
     (void)b;
     __trap();
 #endif
 }
-// d += a * b over the warp (every lane must call it, converged), as eight
-// m8n8k4 products: for each k block j, the upper rows take a[2j] (row g,
-// column 4j + t) and the lower rows a[2j + 1] (row g + 8), both with b[j]
-// (row 4j + t, column g), which is exactly the m8n8k4 fragment layout. The
-// native m16n8k16 .f64 instruction of sm_90 computes the same product, but
-// ptxas needed 180 to 216 registers per thread for it here (spilling at the
-// 128 that two blocks per multiprocessor allow), against 120 to 160 this way.
+
+// d += a * b over the warp for a whole 16 x 8 x 16 block, as two 16 x 8 x 8
+// products.
 __device__ __forceinline__ void dmma_16x8x16(double (&d)[4], const double (&a)[8], const double (&b)[4]) {
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-        dmma_8x8x4(d[0], d[1], a[2 * j], b[j]);
-        dmma_8x8x4(d[2], d[3], a[2 * j + 1], b[j]);
-    }
+    dmma_16x8x8(d, reinterpret_cast<const double(&)[4]>(a[0]), reinterpret_cast<const double(&)[2]>(b[0]));
+    dmma_16x8x8(d, reinterpret_cast<const double(&)[4]>(a[4]), reinterpret_cast<const double(&)[2]>(b[2]));
 }
 
 }  // namespace gpu
