@@ -11,14 +11,22 @@
 // qubits, so a warp's global loads walk neighbouring addresses whether the
 // targets are low or high) in shared memory, and only then overwrites them in
 // global memory. The output is computed kPassRows rows at a time (a pass); the
-// matrix streams through shared memory in chunks of kPassRows x 16 entries
-// (one DMMA depth), fetched from L2 by every block. Reuse per byte brought on
-// chip: each staged amplitude feeds D / 16 * kPassRows / 16 products, each
-// matrix entry kColumns multiply-adds. The matrix's L2 traffic is therefore
-// 16 * D / kColumns bytes per amplitude against 8 * D flops: 2 / kColumns
-// bytes per flop. At k = 9 and 10 shared memory holds only 16 and 8 columns of
-// D amplitudes, so these two are bound by L2 bandwidth, not by the tensor
-// cores (see the shape table).
+// matrix streams through shared memory in chunks of kPassRows x kChunk
+// entries, one step and one barrier each, fetched from L2 by every block.
+// Reuse per byte brought on chip: each staged amplitude feeds D / 16 *
+// kPassRows / 16 products, each matrix entry kColumns multiply-adds. The
+// matrix's L2 traffic is therefore 16 * D / kColumns bytes per amplitude
+// against 8 * D flops: 2 / kColumns bytes per flop. At k = 9 and 10 shared
+// memory holds only 16 and 8 columns of D amplitudes, so these two are bound
+// by L2 bandwidth, not by the tensor cores (see the shape table).
+//
+// A block runs its tiles' steps as one stream: the matrix chunks, the same
+// for every tile, are fetched kStages - 1 steps ahead across tile ends, and
+// (from k = 6, kPrefetchX) the next tile's X arrives during the last pass of
+// the current one: rows of chunk c are reloaded as soon as the last pass has
+// multiplied them. Measured on an H100 (double, n = 30), against staging each
+// tile whole at its start: 3 to 7 % faster at k = 6..10; high targets gain
+// most (k = 7: 30.1 -> 34.8 TFLOP/s), because their X tiles load slowest.
 //
 // Complex arithmetic as four real products on interleaved data: a warp loads
 // each fragment element as one double2 (re, im) from shared memory, and
@@ -33,15 +41,17 @@
 // fragment kTileCols times.
 //
 // Shared-memory invariants (`xs`, `ms`, both double2):
-//   xs[c * kXStride + r] = X[r][c], input row r of the tile's column c, for all
-//     r < D and c < kColumns, from barrier (B) of the tile's step 0 until the
-//     barrier (E) that ends the tile; nothing writes xs in between. kXStride =
-//     D + 4 makes a B-fragment load (lanes g, t read column g, row t + 4i)
-//     hit 8 different 16-byte bank groups per quarter warp.
+//   xs[c * kXStride + r] = X[r][c], input row r of the current tile's column
+//     c, for all c < kColumns and every row r of chunk r / kChunk, from the
+//     barrier (B) of the first step that multiplies that chunk until the
+//     barrier (B) of the step after the tile's last pass multiplied it (or
+//     the tile's end). Between those barriers nothing writes those rows.
+//     kXStride = D + 4 makes a B-fragment load (lanes g, t read column g, row
+//     t + 4i) hit 8 different 16-byte bank groups per quarter warp.
 //   ms[s][r * kMStride + kk] = M[pass * kPassRows + r][kc + kk] for the chunk
 //     (pass, kc) that stage s holds, from barrier (B) of its step until the
 //     barrier (B) of the step after the next copy into s is issued. kMStride =
-//     20 makes an A-fragment load (row g, column 4j + t) conflict-free.
+//     kChunk + 4 makes an A-fragment load (row g, column 4j + t) conflict-free.
 //   acc_re/acc_im[j] hold rows pass * kPassRows + 16 * warp_row + {g, g + 8},
 //     columns col0 + 8 * j + {2t, 2t + 1} of Y, summed over the chunks of the
 //     pass so far; written to global memory after the pass's last chunk.
@@ -67,32 +77,34 @@ namespace {
 constexpr int kMmaThreads = 256;
 constexpr int kMmaThreadBits = 8;
 
-// Block shapes per k. kColumns is as large as shared memory allows while
-// keeping two blocks per multiprocessor where that is possible (so one block's
-// global loads and stores overlap another's products); H100: 227 KiB per
-// block, 228 KiB per multiprocessor.
-//   k   columns  pass rows  stages  shared   blocks/SM  matrix L2 bytes/flop
-//   4     128       16        2      51 KiB     2        1/64
-//   5      64       32        2      57 KiB     2        1/32
-//   6      64       32        2      90 KiB     2        1/32
-//   7      32       64        2     108 KiB     2        1/16
-//   8      32       64        3     193 KiB     1        1/16
-//   9      16      128        2     212 KiB     1        1/8
-//  10       8      128        2     212 KiB     1        1/4
-// ptxas -v (CUDA 13, sm_90, double): 128 registers at k = 4..7 (the cap two
-// blocks per multiprocessor impose) with 0, 12, 60 and 80 bytes of spill
-// loads, 166 at k = 8, 9 and 142 at k = 10, no spills there.
-template <int K>
-struct MmaShape {
+constexpr int log2_of(int v) { return v <= 1 ? 0 : 1 + log2_of(v / 2); }
+
+// A block shape: the kernel's compile-time parameters.
+//   K          targets (D = 2^K rows of M and of X)
+//   WarpRows   warps stacked along the rows of a pass (8 / WarpRows along
+//              the columns)
+//   TileCols   8-column DMMA tiles per warp: each A fragment is used that
+//              many times
+//   Chunk      depth of one step: the matrix streams through shared memory
+//              in chunks of PassRows x Chunk entries, one barrier each
+//   Stages     shared-memory stages of the matrix stream
+//   MinBlocks  blocks per multiprocessor the registers must allow
+//   PrefetchX  the next tile's X rows are copied in during the last pass of
+//              a tile, as soon as the products no longer read them, so that
+//              a block never waits for a whole tile to load
+template <int K, int WarpRows, int TileCols, int Chunk, int Stages, int MinBlocks, bool PrefetchX>
+struct MmaShapeOf {
+    static constexpr int kK = K;
     static constexpr int kDim = 1 << K;
-    static constexpr int kWarpRows = K <= 4 ? 1 : K <= 6 ? 2 : K <= 8 ? 4 : 8;
+    static constexpr int kWarpRows = WarpRows;
     static constexpr int kWarpCols = 8 / kWarpRows;
-    static constexpr int kTileCols = K == 10 ? 1 : 2;  // 8-column DMMA tiles per warp
-    static constexpr int kStages = K == 8 ? 3 : 2;
+    static constexpr int kTileCols = TileCols;
+    static constexpr int kStages = Stages;
     static constexpr int kPassRows = kDmmaRows * kWarpRows;
     static constexpr int kColumns = kDmmaCols * kTileCols * kWarpCols;
-    static constexpr int kColumnBits = kColumns == 8 ? 3 : kColumns == 16 ? 4 : kColumns == 32 ? 5 : kColumns == 64 ? 6 : 7;
-    static constexpr int kChunk = kDmmaDepth;
+    static constexpr int kColumnBits = log2_of(kColumns);
+    static constexpr int kChunk = Chunk;
+    static constexpr int kChunkBits = log2_of(kChunk);
     static constexpr int kMStride = kChunk + 4;
     static constexpr int kXStride = kDim + 4;
     static constexpr int kPasses = kDim / kPassRows;
@@ -100,31 +112,61 @@ struct MmaShape {
     static constexpr int kSteps = kPasses * kChunksPerPass;
     static constexpr int kChunkEntries = kPassRows * kChunk;
     static constexpr int kStageEntries = kPassRows * kMStride;
-    // Amplitudes each thread stages per tile (the size of the staging tables).
-    static constexpr int kStagePerThread = kDim * kColumns > kMmaThreads ? kDim * kColumns / kMmaThreads : 1;
+    static constexpr int kMinBlocks = MinBlocks;
+    static constexpr bool kPrefetchX = PrefetchX;
+    // X is staged kChunk rows at a time: kChunk * kColumns amplitudes, local
+    // index j * kMmaThreads + threadIdx.x of them for thread threadIdx.x.
+    static constexpr int kXChunkSize = kChunk * kColumns;
+    static constexpr int kXPerThread = kXChunkSize > kMmaThreads ? kXChunkSize / kMmaThreads : 1;
     static constexpr std::size_t kSharedBytes =
         (static_cast<std::size_t>(kColumns) * kXStride + static_cast<std::size_t>(kStages) * kStageEntries) *
             sizeof(double2) +
-        kStagePerThread * (sizeof(Index) + sizeof(unsigned));
-    static constexpr int kMinBlocks = K <= 7 ? 2 : 1;
+        kXPerThread * (sizeof(Index) + sizeof(unsigned)) + kChunksPerPass * sizeof(Index);
 
     static_assert(K >= 4 && K <= kMaxGateTargets, "the DMMA path takes 4..10 targets");
     static_assert(kWarpRows * kWarpCols * 32 == kMmaThreads, "8 warps");
-    static_assert(kColumns == (1 << kColumnBits), "kColumns is a power of two");
+    static_assert(kColumns == (1 << kColumnBits) && kChunk == (1 << kChunkBits), "powers of two");
+    static_assert(kChunk % kDmmaDepth == 0 && kChunk <= kDim, "a chunk is whole DMMA depths");
     static_assert(kPassRows <= kDim && kDim % kPassRows == 0, "passes tile the rows");
     static_assert(kChunkEntries % kMmaThreads == 0, "every thread copies the same number of matrix entries");
     static_assert(kMStride % 8 == 4 && kXStride % 8 == 4, "strides keep fragment loads free of bank conflicts");
+    static_assert(!kPrefetchX || kChunksPerPass >= kStages + 1,
+                  "a prefetched chunk of X must land before the next tile's products read it");
     static_assert(kSharedBytes <= 227 * 1024, "fits an H100 block's shared memory");
 };
 
+// The shape each k runs with. kColumns is as large as shared memory allows
+// while keeping two blocks per multiprocessor where that is possible (so one
+// block's global loads and stores overlap another's products); H100: 227 KiB
+// per block, 228 KiB per multiprocessor.
+//   k   columns  pass rows  chunk  stages  shared   blocks/SM  matrix L2 bytes/flop
+//   4     128       16        16     2      51 KiB     2        1/64
+//   5      64       32        16     2      57 KiB     2        1/32
+//   6      64       32        16     2      90 KiB     2        1/32
+//   7      32       64        16     2     108 KiB     2        1/16
+//   8      32       64        32     2     207 KiB     1        1/16
+//   9      16      128        16     2     212 KiB     1        1/8
+//  10       8      128        16     2     212 KiB     1        1/4
+// Chunks of 32 halve the barriers per product; they pay where one block has
+// the multiprocessor to itself (k = 8: 36.4 -> 40.5 TFLOP/s on low targets,
+// 34.8 -> 37.0 on high ones). At k = 6, 7 the wider stages cost the second
+// block (k = 7: 35.8 -> 34.6), and k = 9, 10 have no room for them.
+template <int K>
+using MmaShape = MmaShapeOf<K, K <= 4 ? 1 : K <= 6 ? 2 : K <= 8 ? 4 : 8, K == 10 ? 1 : 2, K == 8 ? 32 : kDmmaDepth,
+                            2, K <= 7 ? 2 : 1, (K >= 6)>;
+// ptxas -v (CUDA 13, sm_90): 128 registers at k = 4..7 (the cap two blocks
+// per multiprocessor impose) with 32 to 52 bytes of spill loads in double and
+// 40 to 112 in float, 162 to 170 at k = 8, 9 and 140 at k = 10, no spills
+// there.
+
 // Issues the copy of chunk q (pass q / kChunksPerPass, matrix columns from kc)
-// of the row-major matrix into stage `stage`. Sixteen consecutive threads take
-// one row's 16 entries: contiguous 256-byte reads.
+// of the row-major matrix into stage `stage`. kChunk consecutive threads take
+// one row's kChunk entries: contiguous reads of 16 * kChunk bytes.
 template <class S>
-__device__ __forceinline__ void copy_matrix_chunk(double2* ms, const double2* matrix, int q) {
+__device__ __forceinline__ void copy_matrix_chunk(double2* ms, const double2* matrix, int q, int stage) {
     const int pass = q / S::kChunksPerPass;
     const int kc = (q % S::kChunksPerPass) * S::kChunk;
-    double2* dst = ms + (q % S::kStages) * S::kStageEntries;
+    double2* dst = ms + stage * S::kStageEntries;
     const double2* src = matrix + static_cast<std::size_t>(pass) * S::kPassRows * S::kDim + kc;
 #pragma unroll
     for (int s = 0; s < S::kChunkEntries / kMmaThreads; ++s) {
@@ -136,16 +178,104 @@ __device__ __forceinline__ void copy_matrix_chunk(double2* ms, const double2* ma
     }
 }
 
-template <int K, class Real>
-__global__ void __launch_bounds__(kMmaThreads, MmaShape<K>::kMinBlocks)
+// Where this thread's share of one X chunk lives: element j of the chunk
+// (local index j * kMmaThreads + threadIdx.x among the tile amplitudes whose
+// row lies in the chunk) is at global offset base + chunk_offset[c] +
+// thread_offset + offsets[j] and goes to shared cell thread_cell | cells[j]
+// (column << 16 | row within the chunk) + c * kChunk rows.
+struct XStaging {
+    Index thread_offset;
+    unsigned thread_cell;
+    bool active;  // small chunks (and small states) leave some threads nothing to stage
+};
+
+// The local bits that vary within a chunk: every free bit and the target bits
+// of the row's low kChunkBits bits, ascending; their number is returned.
+template <class S>
+__device__ inline int chunk_local_bits(const TileLayout& layout, int* positions) {
+    int count = 0;
+    for (int p = 0; p < layout.tile_bits; ++p) {
+        const int role = layout.local_role[p];
+        if (role < 0 || role < S::kChunkBits) positions[count++] = p;
+    }
+    return count;
+}
+
+// Local index (in tile_bits bits) of chunk element i: i's bits deposited into
+// the chunk's varying positions.
+__device__ __forceinline__ unsigned deposit(unsigned i, const int* positions, int count) {
+    unsigned l = 0;
+    for (int b = 0; b < count; ++b) {
+        if ((i >> b) & 1u) l |= 1u << positions[b];
+    }
+    return l;
+}
+
+template <class S>
+__device__ inline XStaging make_x_staging(const TileLayout& layout, Index* offsets, unsigned* cells,
+                                          Index* chunk_offset) {
+    int positions[kMaxTileBits];
+    const int count = chunk_local_bits<S>(layout, positions);  // kChunkBits + num_free
+    const int thread_bits = min(kMmaThreadBits, count);
+    for (int j = threadIdx.x; j < S::kXPerThread; j += kMmaThreads) {
+        const unsigned l = deposit(static_cast<unsigned>(j) << thread_bits, positions, count);
+        offsets[j] = local_offset(layout, l);
+        cells[j] = tile_cell(layout, l, layout.tile_bits);
+    }
+    for (int c = threadIdx.x; c < S::kChunksPerPass; c += kMmaThreads) {
+        Index offset = 0;
+        const unsigned row = static_cast<unsigned>(c) << S::kChunkBits;
+        for (int b = 0; b < S::kK; ++b) {
+            if ((row >> b) & 1u) offset += layout.target_stride[b];
+        }
+        chunk_offset[c] = offset;
+    }
+    const unsigned l = deposit(threadIdx.x & ((1u << thread_bits) - 1), positions, count);
+    XStaging x;
+    x.thread_offset = local_offset(layout, l);
+    x.thread_cell = tile_cell(layout, l, layout.tile_bits);
+    x.active = threadIdx.x < (1u << count);
+    return x;
+}
+
+// Shared-memory address of the X cell (column << 16 | row) for rows of chunk c.
+template <class S>
+__device__ __forceinline__ double2* x_cell(double2* xs, unsigned cell, int c) {
+    return xs + (cell >> 16) * S::kXStride + (cell & 0xffffu) + c * S::kChunk;
+}
+
+// Stages chunk c of the tile at `base` into xs: double amplitudes by cp.async
+// (they join the caller's next commit group), float ones loaded, widened and
+// stored (visible after the next barrier).
+template <class S, class Real>
+__device__ __forceinline__ void stage_x_chunk(double2* xs, const DeviceComplex<Real>* amps, Index base, int c,
+                                              const XStaging& x, const Index* offsets, const unsigned* cells,
+                                              const Index* chunk_offset) {
+    if (!x.active) return;
+    const DeviceComplex<Real>* from = amps + base + chunk_offset[c] + x.thread_offset;
+#pragma unroll
+    for (int j = 0; j < S::kXPerThread; ++j) {
+        double2* to = x_cell<S>(xs, x.thread_cell | cells[j], c);
+        if constexpr (std::is_same<Real, double>::value) {
+            __pipeline_memcpy_async(to, from + offsets[j], sizeof(double2));
+        } else {
+            const float2 v = from[offsets[j]];
+            *to = make_double2(v.x, v.y);
+        }
+    }
+}
+
+template <class S, class Real>
+__global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     apply_matrix_mma_kernel(DeviceComplex<Real>* amps, const double2* __restrict__ matrix,
                             const __grid_constant__ TileLayout layout) {
-    using S = MmaShape<K>;
+    constexpr int K = S::kK;
     extern __shared__ __align__(16) unsigned char shared_bytes[];
     double2* xs = reinterpret_cast<double2*>(shared_bytes);
     double2* ms = xs + S::kColumns * S::kXStride;
-    Index* stage_offsets = reinterpret_cast<Index*>(ms + S::kStages * S::kStageEntries);
-    unsigned* stage_cells = reinterpret_cast<unsigned*>(stage_offsets + S::kStagePerThread);
+    Index* x_offsets = reinterpret_cast<Index*>(ms + S::kStages * S::kStageEntries);
+    Index* chunk_offset = x_offsets + S::kXPerThread;
+    unsigned* x_cells = reinterpret_cast<unsigned*>(chunk_offset + S::kChunksPerPass);
 
     const int lane = threadIdx.x % 32;
     const int warp = threadIdx.x / 32;
@@ -154,20 +284,8 @@ __global__ void __launch_bounds__(kMmaThreads, MmaShape<K>::kMinBlocks)
     const int warp_row0 = (warp % S::kWarpRows) * kDmmaRows;                // within a pass
     const int col0 = (warp / S::kWarpRows) * S::kTileCols * kDmmaCols;       // first column of this warp
     const int columns = 1 << layout.num_free;  // kColumns, fewer only for small states
-    const unsigned tile_size = static_cast<unsigned>(columns) << K;
 
-    // Staged amplitude j of this thread is local index j * kMmaThreads +
-    // threadIdx.x (a warp reads consecutive local indices: whole sectors);
-    // its global offset and its (row, column) split into a part fixed by the
-    // thread and a part fixed by j, the latter tabulated once per block.
-    const int thread_bits = min(kMmaThreadBits, layout.tile_bits);
-    const int per_thread = tile_size > kMmaThreads ? static_cast<int>(tile_size >> kMmaThreadBits) : 1;
-    const bool stages = threadIdx.x < tile_size;  // small states leave some threads nothing to stage
-    const Index thread_offset = thread_tile_offsets(layout, thread_bits, per_thread, stage_offsets);
-    const unsigned thread_cell = tile_cell(layout, threadIdx.x, thread_bits);
-    for (int j = threadIdx.x; j < per_thread; j += kMmaThreads) {
-        stage_cells[j] = tile_cell(layout, static_cast<unsigned>(j) << thread_bits, layout.tile_bits);
-    }
+    const XStaging x = make_x_staging<S>(layout, x_offsets, x_cells, chunk_offset);
 
     // Global offsets of this lane's output columns col0 + 8 j + 2t + {0, 1}
     // (from the tile base); -1 marks a column a small state lacks.
@@ -198,80 +316,108 @@ __global__ void __launch_bounds__(kMmaThreads, MmaShape<K>::kMinBlocks)
     }
     __syncthreads();  // the staging tables are complete before any thread reads them
 
-    for (Index tile = blockIdx.x; tile < layout.num_tiles; tile += gridDim.x) {
-        const Index base = tile_base(layout, tile);
-
-        // Stage X: file each amplitude of the tile under its (row, column).
-        // Double amplitudes are copied asynchronously (they join chunk 0's
-        // commit group); float ones are loaded and widened, visible after (B).
-        if (stages) {
-            for (int j = 0; j < per_thread; ++j) {
-                const unsigned cell = thread_cell | stage_cells[j];
-                double2* to = xs + (cell >> 16) * S::kXStride + (cell & 0xffffu);
-                const DeviceComplex<Real>* from = amps + base + thread_offset + stage_offsets[j];
-                if constexpr (std::is_same<Real, double>::value) {
-                    __pipeline_memcpy_async(to, from, sizeof(double2));
-                } else {
-                    const float2 v = *from;
-                    *to = make_double2(v.x, v.y);
-                }
-            }
+    // The block's tiles are blockIdx.x + i * gridDim.x. Its steps run through
+    // them without a break: the matrix stream, the same chunks for every
+    // tile, never drains, and stage_read is the stage of the step's chunk.
+    // Prologue: the first tile's X, then chunks 0 .. kStages - 2, one commit
+    // group each (X joins chunk 0's).
+    const Index stride = gridDim.x;
+    Index tile = blockIdx.x;  // the grid is never larger than num_tiles
+    Index base = tile_base(layout, tile);
+    for (int c = 0; c < S::kChunksPerPass; ++c) {
+        stage_x_chunk<S, Real>(xs, amps, base, c, x, x_offsets, x_cells, chunk_offset);
+    }
+    if (columns < S::kColumns) {
+        // Columns this (only) tile lacks hold zeros, so the products read defined values.
+        for (int e = threadIdx.x; e < (S::kColumns - columns) * S::kDim; e += kMmaThreads) {
+            xs[(columns + e / S::kDim) * S::kXStride + e % S::kDim] = make_double2(0.0, 0.0);
         }
-        if (columns < S::kColumns) {
-            // Columns this tile lacks hold zeros, so the products read defined values.
-            for (int e = threadIdx.x; e < (S::kColumns - columns) * S::kDim; e += kMmaThreads) {
-                xs[(columns + e / S::kDim) * S::kXStride + e % S::kDim] = make_double2(0.0, 0.0);
-            }
-        }
-        // Prologue: chunks 0 .. kStages - 2, one commit group each (X joins chunk 0's).
+    }
 #pragma unroll
-        for (int q = 0; q < S::kStages - 1; ++q) {
-            if (q < S::kSteps) copy_matrix_chunk<S>(ms, matrix, q);
-            __pipeline_commit();
-        }
+    for (int q = 0; q < S::kStages - 1; ++q) {
+        if (q < S::kSteps) copy_matrix_chunk<S>(ms, matrix, q, q);
+        __pipeline_commit();
+    }
 
-        double acc_re[S::kTileCols][4], acc_im[S::kTileCols][4];
+    double acc_re[S::kTileCols][4], acc_im[S::kTileCols][4];
 #pragma unroll
-        for (int j = 0; j < S::kTileCols; ++j)
+    for (int j = 0; j < S::kTileCols; ++j)
 #pragma unroll
-            for (int i = 0; i < 4; ++i) acc_re[j][i] = acc_im[j][i] = 0.0;
+        for (int i = 0; i < 4; ++i) acc_re[j][i] = acc_im[j][i] = 0.0;
 
+    int stage_read = 0;
+    for (bool first = true; tile < layout.num_tiles; tile += stride, first = false) {
+        const bool has_next = tile + stride < layout.num_tiles;
+        const Index next_base = has_next ? tile_base(layout, tile + stride) : base;
         // Not unrolled: unrolling lets the compiler hoist the next step's
         // fragment loads and run out of registers.
 #pragma unroll 1
         for (int q = 0; q < S::kSteps; ++q) {
-            // Groups committed after chunk q's: chunks q + 1 .. q + kStages - 2.
+            // Groups committed after chunk q's: the kStages - 2 chunks after it.
             __pipeline_wait_prior(S::kStages - 2);
-            __syncthreads();  // (B) chunk q (and at q = 0 the X tile) from every thread is visible; every
-                              //     thread is done with chunk q - 1, whose stage the next copy reuses
-            if (q + S::kStages - 1 < S::kSteps) copy_matrix_chunk<S>(ms, matrix, q + S::kStages - 1);
+            __syncthreads();  // (B) chunk q (and the X rows it multiplies) from every thread is visible;
+                              //     every thread is done with the previous step, whose matrix stage the
+                              //     next copy reuses and, in a tile's last pass, whose X rows the
+                              //     prefetch overwrites
+            {
+                // The chunk kStages - 1 steps ahead, in this tile or the next.
+                const int ahead = q + S::kStages - 1;
+                const int stage_write = stage_read == 0 ? S::kStages - 1 : stage_read - 1;
+                if (ahead < S::kSteps || has_next) {
+                    copy_matrix_chunk<S>(ms, matrix, ahead < S::kSteps ? ahead : ahead - S::kSteps, stage_write);
+                }
+            }
+            if constexpr (S::kPrefetchX) {
+                // Rows of chunk c are dead once the last pass has multiplied
+                // them (the previous step): the next tile's rows take their
+                // place. The last chunk's rows die with the tile, so they are
+                // fetched at step 0 of the tile that needs them.
+                if (q >= S::kSteps - S::kChunksPerPass + 1 && has_next) {
+                    stage_x_chunk<S, Real>(xs, amps, next_base, q % S::kChunksPerPass - 1, x, x_offsets, x_cells,
+                                           chunk_offset);
+                } else if (q == 0 && !first) {
+                    stage_x_chunk<S, Real>(xs, amps, base, S::kChunksPerPass - 1, x, x_offsets, x_cells,
+                                           chunk_offset);
+                }
+            } else if (q == 0 && !first) {
+                // Without prefetching, a tile's X is staged whole at its step
+                // 0, behind the barrier (B) above that ends the previous
+                // tile, and waited for at once.
+                for (int c = 0; c < S::kChunksPerPass; ++c) {
+                    stage_x_chunk<S, Real>(xs, amps, base, c, x, x_offsets, x_cells, chunk_offset);
+                }
+                __pipeline_commit();
+                __pipeline_wait_prior(0);
+                __syncthreads();
+            }
             __pipeline_commit();  // possibly empty: keeps one group per step for the count above
 
             const int kc = (q % S::kChunksPerPass) * S::kChunk;
-            const double2* mt = ms + (q % S::kStages) * S::kStageEntries + (warp_row0 + g) * S::kMStride + t;
-            // The chunk's 16 columns of M (rows of X) in two halves of 8, one
-            // m16n8k8 product each: half the fragments are live at a time.
+            const double2* mt = ms + stage_read * S::kStageEntries + (warp_row0 + g) * S::kMStride + t;
+            stage_read = stage_read == S::kStages - 1 ? 0 : stage_read + 1;
+            // The chunk's columns of M (rows of X) eight at a time, one m16n8k8
+            // product per real part pair: few fragments are live at a time.
 #pragma unroll
-            for (int half = 0; half < 2; ++half) {
+            for (int d = 0; d < S::kChunk / 8; ++d) {
                 double a_re[4], a_im[4];
 #pragma unroll
                 for (int i = 0; i < 4; ++i) {
-                    // a[i]: row g + 8 (i & 1), column 8 half + 4 (i >> 1) + t of the warp's 16 x 16 block.
-                    const double2 m = mt[8 * (i & 1) * S::kMStride + 8 * half + 4 * (i >> 1)];
+                    // a[i]: row g + 8 (i & 1), column 8 d + 4 (i >> 1) + t of the warp's 16 rows.
+                    const double2 m = mt[8 * (i & 1) * S::kMStride + 8 * d + 4 * (i >> 1)];
                     a_re[i] = m.x;
                     a_im[i] = m.y;
                 }
 #pragma unroll
                 for (int j = 0; j < S::kTileCols; ++j) {
-                    // b[i]: row (k) 8 half + t + 4i, column g of the 8 x 8 block at columns col0 + 8 j.
-                    const double2* xt = xs + (col0 + kDmmaCols * j + g) * S::kXStride + kc + 8 * half + t;
+                    // b[i]: row (k) kc + 8 d + t + 4i, column g of the 8-column block at col0 + 8 j.
+                    const double2* xt = xs + (col0 + kDmmaCols * j + g) * S::kXStride + kc + 8 * d + t;
                     double b_re[2], b_im[2], b_neg_im[2];
 #pragma unroll
                     for (int i = 0; i < 2; ++i) {
-                        const double2 x = xt[4 * i];
-                        b_re[i] = x.x;
-                        b_im[i] = x.y;
-                        b_neg_im[i] = -x.y;
+                        const double2 v = xt[4 * i];
+                        b_re[i] = v.x;
+                        b_im[i] = v.y;
+                        b_neg_im[i] = -v.y;
                     }
                     dmma_16x8x8(acc_re[j], a_re, b_re);
                     dmma_16x8x8(acc_im[j], a_re, b_im);
@@ -281,9 +427,10 @@ __global__ void __launch_bounds__(kMmaThreads, MmaShape<K>::kMinBlocks)
             }
 
             if (q % S::kChunksPerPass == S::kChunksPerPass - 1) {
-                // End of a pass: its rows are final. Every thread has passed
-                // barrier (B) of step 0, so the whole X tile was read from
-                // global memory before any of it is overwritten here.
+                // End of a pass: its rows are final. Every thread passed barrier
+                // (B) of the tile's first step after the tile's X had landed, so
+                // the whole X tile was read from global memory before any of it
+                // is overwritten here.
                 const unsigned pass_row = (q / S::kChunksPerPass) * S::kPassRows;
                 Index pass_offset = base;
                 for (int b = 0; b < K; ++b) {
@@ -312,19 +459,18 @@ __global__ void __launch_bounds__(kMmaThreads, MmaShape<K>::kMinBlocks)
                 }
             }
         }
-        __pipeline_wait_prior(0);  // only empty groups can be pending; keeps the count exact per tile
-        __syncthreads();           // (E) every thread is done with xs and ms before the next tile's copies
+        base = next_base;
     }
+    __pipeline_wait_prior(0);  // only empty groups can be pending
 }
 
-template <int K, class Real>
-void launch_mma(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix) {
-    using S = MmaShape<K>;
+template <class S, class Real>
+void launch_mma_shape(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix) {
     const std::size_t entries = static_cast<std::size_t>(S::kDim) * S::kDim;
     const TileLayout layout = make_tile_layout(gate, S::kColumnBits);
-    const auto kernel = apply_matrix_mma_kernel<K, Real>;
+    const auto kernel = apply_matrix_mma_kernel<S, Real>;
     allow_shared_memory(kernel, S::kSharedBytes,
-                        ("the tensor-core kernel for " + std::to_string(K) + " targets").c_str());
+                        ("the tensor-core kernel for " + std::to_string(S::kK) + " targets").c_str());
     const unsigned blocks = resident_grid(kernel, kMmaThreads, S::kSharedBytes, layout.num_tiles);
 
     // Matrix is row-major std::complex<double>: the same bytes as double2.
@@ -334,6 +480,11 @@ void launch_mma(std::complex<Real>* amps, const GateQubits& gate, const Matrix& 
     QMARG_CHECK_LAUNCH(apply_matrix_mma_kernel);
     // device_matrix goes back to the stream-ordered pool after the kernel: no
     // synchronisation, so consecutive gates queue up without a host round trip.
+}
+
+template <int K, class Real>
+void launch_mma(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix) {
+    launch_mma_shape<MmaShape<K>, Real>(amps, gate, matrix);
 }
 
 // c (16 x 8) = a (16 x 16) * b (16 x 8) by one warp through the fragment
