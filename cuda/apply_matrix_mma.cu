@@ -16,9 +16,11 @@
 // Reuse per byte brought on chip: each staged amplitude feeds D / 16 *
 // kPassRows / 16 products, each matrix entry kColumns multiply-adds. The
 // matrix's L2 traffic is therefore 16 * D / kColumns bytes per amplitude
-// against 8 * D flops: 2 / kColumns bytes per flop. At k = 9 and 10 shared
-// memory holds only 16 and 8 columns of D amplitudes, so these two are bound
-// by L2 bandwidth, not by the tensor cores (see the shape table).
+// against 8 * D flops: 2 / kColumns bytes per flop. At k = 10 shared memory
+// holds only 8 columns of D amplitudes: 1/4 byte per flop, about 5 TB/s of
+// L2 reads at 21 TFLOP/s, the L2's limit. So k = 10 runs on clusters of four
+// blocks that share one tile (apply_matrix_mma_cluster_kernel), which cuts
+// that traffic by four.
 //
 // A block runs its tiles' steps as one stream: the matrix chunks, the same
 // for every tile, are fetched kStages - 1 steps ahead across tile ends, and
@@ -55,9 +57,11 @@
 //   acc_re/acc_im[j] hold rows pass * kPassRows + 16 * warp_row + {g, g + 8},
 //     columns col0 + 8 * j + {2t, 2t + 1} of Y, summed over the chunks of the
 //     pass so far; written to global memory after the pass's last chunk.
+#include <cooperative_groups.h>
 #include <cuda_pipeline_primitives.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <type_traits>
@@ -92,7 +96,13 @@ constexpr int log2_of(int v) { return v <= 1 ? 0 : 1 + log2_of(v / 2); }
 //   PrefetchX  the next tile's X rows are copied in during the last pass of
 //              a tile, as soon as the products no longer read them, so that
 //              a block never waits for a whole tile to load
-template <int K, int WarpRows, int TileCols, int Chunk, int Stages, int MinBlocks, bool PrefetchX>
+//   Cluster    blocks of a thread-block cluster that share one tile: block r
+//              holds rows [r D / Cluster, (r + 1) D / Cluster) of X and
+//              computes those rows of Y, reading the other rows of X from the
+//              other blocks' shared memory (sm_90). A tile can then be
+//              Cluster times wider, and each matrix entry fetched from L2
+//              serves Cluster times more columns.
+template <int K, int WarpRows, int TileCols, int Chunk, int Stages, int MinBlocks, bool PrefetchX, int Cluster = 1>
 struct MmaShapeOf {
     static constexpr int kK = K;
     static constexpr int kDim = 1 << K;
@@ -100,15 +110,19 @@ struct MmaShapeOf {
     static constexpr int kWarpCols = 8 / kWarpRows;
     static constexpr int kTileCols = TileCols;
     static constexpr int kStages = Stages;
+    static constexpr int kCluster = Cluster;
+    static constexpr int kRows = kDim / kCluster;  // rows of X and Y a block holds and computes
     static constexpr int kPassRows = kDmmaRows * kWarpRows;
     static constexpr int kColumns = kDmmaCols * kTileCols * kWarpCols;
     static constexpr int kColumnBits = log2_of(kColumns);
     static constexpr int kChunk = Chunk;
     static constexpr int kChunkBits = log2_of(kChunk);
     static constexpr int kMStride = kChunk + 4;
-    static constexpr int kXStride = kDim + 4;
-    static constexpr int kPasses = kDim / kPassRows;
-    static constexpr int kChunksPerPass = kDim / kChunk;
+    static constexpr int kXStride = kRows + 4;
+    static constexpr int kBStride = kChunk + 4;
+    static constexpr int kPasses = kRows / kPassRows;
+    static constexpr int kChunksPerPass = kDim / kChunk;  // a pass multiplies all D rows of X
+    static constexpr int kOwnChunks = kRows / kChunk;     // chunks of X rows a block holds
     static constexpr int kSteps = kPasses * kChunksPerPass;
     static constexpr int kChunkEntries = kPassRows * kChunk;
     static constexpr int kStageEntries = kPassRows * kMStride;
@@ -118,19 +132,25 @@ struct MmaShapeOf {
     // index j * kMmaThreads + threadIdx.x of them for thread threadIdx.x.
     static constexpr int kXChunkSize = kChunk * kColumns;
     static constexpr int kXPerThread = kXChunkSize > kMmaThreads ? kXChunkSize / kMmaThreads : 1;
+    // With a cluster, the step's chunk of X (kChunk rows x kColumns, from the
+    // block that holds it) is copied into one of two local stages first.
+    static constexpr int kBStages = kCluster > 1 ? 2 : 0;
     static constexpr std::size_t kSharedBytes =
-        (static_cast<std::size_t>(kColumns) * kXStride + static_cast<std::size_t>(kStages) * kStageEntries) *
+        (static_cast<std::size_t>(kColumns) * kXStride + static_cast<std::size_t>(kStages) * kStageEntries +
+         static_cast<std::size_t>(kBStages) * kColumns * kBStride) *
             sizeof(double2) +
-        kXPerThread * (sizeof(Index) + sizeof(unsigned)) + kChunksPerPass * sizeof(Index);
+        kXPerThread * (sizeof(Index) + sizeof(unsigned)) + kOwnChunks * sizeof(Index);
 
     static_assert(K >= 4 && K <= kMaxGateTargets, "the DMMA path takes 4..10 targets");
     static_assert(kWarpRows * kWarpCols * 32 == kMmaThreads, "8 warps");
     static_assert(kColumns == (1 << kColumnBits) && kChunk == (1 << kChunkBits), "powers of two");
-    static_assert(kChunk % kDmmaDepth == 0 && kChunk <= kDim, "a chunk is whole DMMA depths");
-    static_assert(kPassRows <= kDim && kDim % kPassRows == 0, "passes tile the rows");
+    static_assert(kChunk % kDmmaDepth == 0 && kChunk <= kRows, "a chunk is whole DMMA depths, held by one block");
+    static_assert(kPassRows <= kRows && kRows % kPassRows == 0, "passes tile the block's rows");
     static_assert(kChunkEntries % kMmaThreads == 0, "every thread copies the same number of matrix entries");
-    static_assert(kMStride % 8 == 4 && kXStride % 8 == 4, "strides keep fragment loads free of bank conflicts");
-    static_assert(!kPrefetchX || kChunksPerPass >= kStages + 1,
+    static_assert(kCluster == 1 || kXChunkSize % kMmaThreads == 0, "every thread copies the same share of X");
+    static_assert(kMStride % 8 == 4 && kXStride % 8 == 4 && kBStride % 8 == 4,
+                  "strides keep fragment loads free of bank conflicts");
+    static_assert(!kPrefetchX || (kCluster == 1 && kChunksPerPass >= kStages + 1),
                   "a prefetched chunk of X must land before the next tile's products read it");
     static_assert(kSharedBytes <= 227 * 1024, "fits an H100 block's shared memory");
 };
@@ -147,6 +167,7 @@ struct MmaShapeOf {
 //   8      32       64        32     2     207 KiB     1        1/16
 //   9      16      128        16     2     212 KiB     1        1/8
 //  10       8      128        16     2     212 KiB     1        1/4
+//      (k = 10 runs on clusters on sm_90: MmaClusterShape below)
 // Chunks of 32 halve the barriers per product; they pay where one block has
 // the multiprocessor to itself (k = 8: 36.4 -> 40.5 TFLOP/s on low targets,
 // 34.8 -> 37.0 on high ones). At k = 6, 7 the wider stages cost the second
@@ -160,14 +181,18 @@ using MmaShape = MmaShapeOf<K, K <= 4 ? 1 : K <= 6 ? 2 : K <= 8 ? 4 : 8, K == 10
 // there.
 
 // Issues the copy of chunk q (pass q / kChunksPerPass, matrix columns from kc)
-// of the row-major matrix into stage `stage`. kChunk consecutive threads take
-// one row's kChunk entries: contiguous reads of 16 * kChunk bytes.
+// of the row-major matrix into stage `stage`, for a block whose rows start at
+// row0. kChunk consecutive threads take one row's kChunk entries: contiguous
+// reads of 16 * kChunk bytes.
 template <class S>
-__device__ __forceinline__ void copy_matrix_chunk(double2* ms, const double2* matrix, int q, int stage) {
+__device__ __forceinline__ void copy_matrix_chunk(double2* ms, const double2* matrix, int row0, int q, int stage) {
     const int pass = q / S::kChunksPerPass;
     const int kc = (q % S::kChunksPerPass) * S::kChunk;
     double2* dst = ms + stage * S::kStageEntries;
-    const double2* src = matrix + static_cast<std::size_t>(pass) * S::kPassRows * S::kDim + kc;
+    // Kept in this form: (row0 + pass * kPassRows) * kDim, the same value,
+    // cost 8 registers per thread and 5 to 10 % of the speed at k = 6..10.
+    const double2* src =
+        matrix + static_cast<std::size_t>(pass) * S::kPassRows * S::kDim + static_cast<std::size_t>(row0) * S::kDim + kc;
 #pragma unroll
     for (int s = 0; s < S::kChunkEntries / kMmaThreads; ++s) {
         const int e = s * kMmaThreads + threadIdx.x;
@@ -182,7 +207,8 @@ __device__ __forceinline__ void copy_matrix_chunk(double2* ms, const double2* ma
 // (local index j * kMmaThreads + threadIdx.x among the tile amplitudes whose
 // row lies in the chunk) is at global offset base + chunk_offset[c] +
 // thread_offset + offsets[j] and goes to shared cell thread_cell | cells[j]
-// (column << 16 | row within the chunk) + c * kChunk rows.
+// (column << 16 | row within the chunk) + c * kChunk rows, for the block's
+// own chunk c (its rows from row0 + c * kChunk).
 struct XStaging {
     Index thread_offset;
     unsigned thread_cell;
@@ -211,8 +237,10 @@ __device__ __forceinline__ unsigned deposit(unsigned i, const int* positions, in
     return l;
 }
 
+// Fills the block's tables (`offsets`, `cells`, `chunk_offset`; read after a
+// __syncthreads) and returns this thread's part.
 template <class S>
-__device__ inline XStaging make_x_staging(const TileLayout& layout, Index* offsets, unsigned* cells,
+__device__ inline XStaging make_x_staging(const TileLayout& layout, int row0, Index* offsets, unsigned* cells,
                                           Index* chunk_offset) {
     int positions[kMaxTileBits];
     const int count = chunk_local_bits<S>(layout, positions);  // kChunkBits + num_free
@@ -222,9 +250,9 @@ __device__ inline XStaging make_x_staging(const TileLayout& layout, Index* offse
         offsets[j] = local_offset(layout, l);
         cells[j] = tile_cell(layout, l, layout.tile_bits);
     }
-    for (int c = threadIdx.x; c < S::kChunksPerPass; c += kMmaThreads) {
+    for (int c = threadIdx.x; c < S::kOwnChunks; c += kMmaThreads) {
         Index offset = 0;
-        const unsigned row = static_cast<unsigned>(c) << S::kChunkBits;
+        const unsigned row = static_cast<unsigned>(row0) + (static_cast<unsigned>(c) << S::kChunkBits);
         for (int b = 0; b < S::kK; ++b) {
             if ((row >> b) & 1u) offset += layout.target_stride[b];
         }
@@ -238,15 +266,16 @@ __device__ inline XStaging make_x_staging(const TileLayout& layout, Index* offse
     return x;
 }
 
-// Shared-memory address of the X cell (column << 16 | row) for rows of chunk c.
+// Shared-memory address of the X cell (column << 16 | row) for rows of the
+// block's own chunk c.
 template <class S>
 __device__ __forceinline__ double2* x_cell(double2* xs, unsigned cell, int c) {
     return xs + (cell >> 16) * S::kXStride + (cell & 0xffffu) + c * S::kChunk;
 }
 
-// Stages chunk c of the tile at `base` into xs: double amplitudes by cp.async
-// (they join the caller's next commit group), float ones loaded, widened and
-// stored (visible after the next barrier).
+// Stages the block's own chunk c of the tile at `base` into xs: double
+// amplitudes by cp.async (they join the caller's next commit group), float
+// ones loaded, widened and stored (visible after the next barrier).
 template <class S, class Real>
 __device__ __forceinline__ void stage_x_chunk(double2* xs, const DeviceComplex<Real>* amps, Index base, int c,
                                               const XStaging& x, const Index* offsets, const unsigned* cells,
@@ -265,31 +294,87 @@ __device__ __forceinline__ void stage_x_chunk(double2* xs, const DeviceComplex<R
     }
 }
 
+// acc += (this warp's 16 rows of the matrix chunk) * (the chunk of X, this
+// warp's columns). mt points at the stage's row warp_row0 + g, column t; X's
+// column c, row r (of the chunk, from its first row) is x[(c * XStride) + r],
+// and the lane's B elements are column col = col0 + g, rows row = t + ....
+template <class S, int XStride>
+__device__ __forceinline__ void multiply_chunk(double (&acc_re)[S::kTileCols][4], double (&acc_im)[S::kTileCols][4],
+                                               const double2* mt, const double2* x, int col, int row) {
+    // The chunk's columns of M (rows of X) eight at a time, one m16n8k8
+    // product per real part pair: few fragments are live at a time.
+#pragma unroll
+    for (int d = 0; d < S::kChunk / 8; ++d) {
+        double a_re[4], a_im[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            // a[i]: row g + 8 (i & 1), column 8 d + 4 (i >> 1) + t of the warp's 16 rows.
+            const double2 m = mt[8 * (i & 1) * S::kMStride + 8 * d + 4 * (i >> 1)];
+            a_re[i] = m.x;
+            a_im[i] = m.y;
+        }
+#pragma unroll
+        for (int j = 0; j < S::kTileCols; ++j) {
+            // b[i]: row (k) 8 d + t + 4i, column g of the 8-column block at col0 + 8 j.
+            const double2* xj = x + (col + kDmmaCols * j) * XStride + row + 8 * d;
+            double b_re[2], b_im[2], b_neg_im[2];
+#pragma unroll
+            for (int i = 0; i < 2; ++i) {
+                const double2 v = xj[4 * i];
+                b_re[i] = v.x;
+                b_im[i] = v.y;
+                b_neg_im[i] = -v.y;
+            }
+            dmma_16x8x8(acc_re[j], a_re, b_re);
+            dmma_16x8x8(acc_im[j], a_re, b_im);
+            dmma_16x8x8(acc_im[j], a_im, b_re);
+            dmma_16x8x8(acc_re[j], a_im, b_neg_im);
+        }
+    }
+}
+
+// Writes a finished pass (this lane's rows pass_row + row_offset[half]) of
+// the tile at `base` to global memory and clears the accumulators.
 template <class S, class Real>
-__global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
-    apply_matrix_mma_kernel(DeviceComplex<Real>* amps, const double2* __restrict__ matrix,
-                            const __grid_constant__ TileLayout layout) {
-    constexpr int K = S::kK;
-    extern __shared__ __align__(16) unsigned char shared_bytes[];
-    double2* xs = reinterpret_cast<double2*>(shared_bytes);
-    double2* ms = xs + S::kColumns * S::kXStride;
-    Index* x_offsets = reinterpret_cast<Index*>(ms + S::kStages * S::kStageEntries);
-    Index* chunk_offset = x_offsets + S::kXPerThread;
-    unsigned* x_cells = reinterpret_cast<unsigned*>(chunk_offset + S::kChunksPerPass);
+__device__ __forceinline__ void store_pass(DeviceComplex<Real>* amps, const TileLayout& layout, Index base,
+                                           unsigned pass_row, const Index (&lane_row_offset)[2],
+                                           const Index (&col_offset)[S::kTileCols][2],
+                                           double (&acc_re)[S::kTileCols][4], double (&acc_im)[S::kTileCols][4]) {
+    Index pass_offset = base;
+    for (int b = 0; b < S::kK; ++b) {
+        if ((pass_row >> b) & 1u) pass_offset += layout.target_stride[b];
+    }
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+        const Index row_offset = pass_offset + lane_row_offset[half];
+#pragma unroll
+        for (int j = 0; j < S::kTileCols; ++j) {
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int i = 2 * half + h;
+                if (col_offset[j][h] != Index(-1)) {
+                    if constexpr (std::is_same<Real, double>::value) {
+                        amps[row_offset + col_offset[j][h]] = make_double2(acc_re[j][i], acc_im[j][i]);
+                    } else {
+                        amps[row_offset + col_offset[j][h]] =
+                            make_float2(static_cast<float>(acc_re[j][i]), static_cast<float>(acc_im[j][i]));
+                    }
+                }
+                acc_re[j][i] = 0.0;
+                acc_im[j][i] = 0.0;
+            }
+        }
+    }
+}
 
-    const int lane = threadIdx.x % 32;
-    const int warp = threadIdx.x / 32;
-    const int g = dmma_group(lane);
-    const int t = dmma_thread_in_group(lane);
-    const int warp_row0 = (warp % S::kWarpRows) * kDmmaRows;                // within a pass
-    const int col0 = (warp / S::kWarpRows) * S::kTileCols * kDmmaCols;       // first column of this warp
-    const int columns = 1 << layout.num_free;  // kColumns, fewer only for small states
-
-    const XStaging x = make_x_staging<S>(layout, x_offsets, x_cells, chunk_offset);
-
-    // Global offsets of this lane's output columns col0 + 8 j + 2t + {0, 1}
-    // (from the tile base); -1 marks a column a small state lacks.
-    Index col_offset[S::kTileCols][2];
+// The global offsets a lane's accumulators go to (from the tile base): its
+// output columns col0 + 8 j + 2t + {0, 1} (-1 marks a column a small state
+// lacks), and its rows warp_row0 + g + {0, 8} within a pass (a pass adds the
+// offset of its first row: the bits are disjoint).
+template <class S>
+__device__ __forceinline__ void lane_offsets(const TileLayout& layout, int warp_row0, int col0, int g, int t,
+                                             Index (&col_offset)[S::kTileCols][2], Index (&lane_row_offset)[2]) {
+    const int columns = 1 << layout.num_free;
 #pragma unroll
     for (int j = 0; j < S::kTileCols; ++j) {
 #pragma unroll
@@ -302,18 +387,50 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
             col_offset[j][h] = col < columns ? offset : Index(-1);
         }
     }
-    // Global offsets of this lane's output rows warp_row0 + g + {0, 8} within
-    // a pass; a pass adds the offset of its first row (the bits are disjoint).
-    Index lane_row_offset[2];
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
         const unsigned row = warp_row0 + g + 8 * half;
         Index offset = 0;
-        for (int b = 0; b < K; ++b) {
+        for (int b = 0; b < S::kK; ++b) {
             if ((row >> b) & 1u) offset += layout.target_stride[b];
         }
         lane_row_offset[half] = offset;
     }
+}
+
+// Zeros the columns a small state's (only) tile lacks, so the products read
+// defined values.
+template <class S>
+__device__ __forceinline__ void zero_missing_columns(double2* xs, int columns) {
+    for (int e = threadIdx.x; e < (S::kColumns - columns) * S::kRows; e += kMmaThreads) {
+        xs[(columns + e / S::kRows) * S::kXStride + e % S::kRows] = make_double2(0.0, 0.0);
+    }
+}
+
+template <class S, class Real>
+__global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
+    apply_matrix_mma_kernel(DeviceComplex<Real>* amps, const double2* __restrict__ matrix,
+                            const __grid_constant__ TileLayout layout) {
+    static_assert(S::kCluster == 1, "apply_matrix_mma_cluster_kernel runs the cluster shapes");
+    extern __shared__ __align__(16) unsigned char shared_bytes[];
+    double2* xs = reinterpret_cast<double2*>(shared_bytes);
+    double2* ms = xs + S::kColumns * S::kXStride;
+    Index* x_offsets = reinterpret_cast<Index*>(ms + S::kStages * S::kStageEntries);
+    Index* chunk_offset = x_offsets + S::kXPerThread;
+    unsigned* x_cells = reinterpret_cast<unsigned*>(chunk_offset + S::kOwnChunks);
+
+    const int lane = threadIdx.x % 32;
+    const int warp = threadIdx.x / 32;
+    const int g = dmma_group(lane);
+    const int t = dmma_thread_in_group(lane);
+    const int warp_row0 = (warp % S::kWarpRows) * kDmmaRows;                // within a pass
+    const int col0 = (warp / S::kWarpRows) * S::kTileCols * kDmmaCols;       // first column of this warp
+    const int columns = 1 << layout.num_free;  // kColumns, fewer only for small states
+
+    const XStaging x = make_x_staging<S>(layout, 0, x_offsets, x_cells, chunk_offset);
+    Index col_offset[S::kTileCols][2];
+    Index lane_row_offset[2];
+    lane_offsets<S>(layout, warp_row0, col0, g, t, col_offset, lane_row_offset);
     __syncthreads();  // the staging tables are complete before any thread reads them
 
     // The block's tiles are blockIdx.x + i * gridDim.x. Its steps run through
@@ -324,18 +441,13 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     const Index stride = gridDim.x;
     Index tile = blockIdx.x;  // the grid is never larger than num_tiles
     Index base = tile_base(layout, tile);
-    for (int c = 0; c < S::kChunksPerPass; ++c) {
+    for (int c = 0; c < S::kOwnChunks; ++c) {
         stage_x_chunk<S, Real>(xs, amps, base, c, x, x_offsets, x_cells, chunk_offset);
     }
-    if (columns < S::kColumns) {
-        // Columns this (only) tile lacks hold zeros, so the products read defined values.
-        for (int e = threadIdx.x; e < (S::kColumns - columns) * S::kDim; e += kMmaThreads) {
-            xs[(columns + e / S::kDim) * S::kXStride + e % S::kDim] = make_double2(0.0, 0.0);
-        }
-    }
+    if (columns < S::kColumns) zero_missing_columns<S>(xs, columns);
 #pragma unroll
     for (int q = 0; q < S::kStages - 1; ++q) {
-        if (q < S::kSteps) copy_matrix_chunk<S>(ms, matrix, q, q);
+        if (q < S::kSteps) copy_matrix_chunk<S>(ms, matrix, 0, q, q);
         __pipeline_commit();
     }
 
@@ -364,7 +476,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
                 const int ahead = q + S::kStages - 1;
                 const int stage_write = stage_read == 0 ? S::kStages - 1 : stage_read - 1;
                 if (ahead < S::kSteps || has_next) {
-                    copy_matrix_chunk<S>(ms, matrix, ahead < S::kSteps ? ahead : ahead - S::kSteps, stage_write);
+                    copy_matrix_chunk<S>(ms, matrix, 0, ahead < S::kSteps ? ahead : ahead - S::kSteps, stage_write);
                 }
             }
             if constexpr (S::kPrefetchX) {
@@ -383,7 +495,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
                 // Without prefetching, a tile's X is staged whole at its step
                 // 0, behind the barrier (B) above that ends the previous
                 // tile, and waited for at once.
-                for (int c = 0; c < S::kChunksPerPass; ++c) {
+                for (int c = 0; c < S::kOwnChunks; ++c) {
                     stage_x_chunk<S, Real>(xs, amps, base, c, x, x_offsets, x_cells, chunk_offset);
                 }
                 __pipeline_commit();
@@ -393,70 +505,18 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
             __pipeline_commit();  // possibly empty: keeps one group per step for the count above
 
             const int kc = (q % S::kChunksPerPass) * S::kChunk;
-            const double2* mt = ms + stage_read * S::kStageEntries + (warp_row0 + g) * S::kMStride + t;
+            multiply_chunk<S, S::kXStride>(acc_re, acc_im,
+                                           ms + stage_read * S::kStageEntries + (warp_row0 + g) * S::kMStride + t, xs,
+                                           col0 + g, kc + t);
             stage_read = stage_read == S::kStages - 1 ? 0 : stage_read + 1;
-            // The chunk's columns of M (rows of X) eight at a time, one m16n8k8
-            // product per real part pair: few fragments are live at a time.
-#pragma unroll
-            for (int d = 0; d < S::kChunk / 8; ++d) {
-                double a_re[4], a_im[4];
-#pragma unroll
-                for (int i = 0; i < 4; ++i) {
-                    // a[i]: row g + 8 (i & 1), column 8 d + 4 (i >> 1) + t of the warp's 16 rows.
-                    const double2 m = mt[8 * (i & 1) * S::kMStride + 8 * d + 4 * (i >> 1)];
-                    a_re[i] = m.x;
-                    a_im[i] = m.y;
-                }
-#pragma unroll
-                for (int j = 0; j < S::kTileCols; ++j) {
-                    // b[i]: row (k) kc + 8 d + t + 4i, column g of the 8-column block at col0 + 8 j.
-                    const double2* xt = xs + (col0 + kDmmaCols * j + g) * S::kXStride + kc + 8 * d + t;
-                    double b_re[2], b_im[2], b_neg_im[2];
-#pragma unroll
-                    for (int i = 0; i < 2; ++i) {
-                        const double2 v = xt[4 * i];
-                        b_re[i] = v.x;
-                        b_im[i] = v.y;
-                        b_neg_im[i] = -v.y;
-                    }
-                    dmma_16x8x8(acc_re[j], a_re, b_re);
-                    dmma_16x8x8(acc_im[j], a_re, b_im);
-                    dmma_16x8x8(acc_im[j], a_im, b_re);
-                    dmma_16x8x8(acc_re[j], a_im, b_neg_im);
-                }
-            }
 
             if (q % S::kChunksPerPass == S::kChunksPerPass - 1) {
-                // End of a pass: its rows are final. Every thread passed barrier
-                // (B) of the tile's first step after the tile's X had landed, so
-                // the whole X tile was read from global memory before any of it
-                // is overwritten here.
-                const unsigned pass_row = (q / S::kChunksPerPass) * S::kPassRows;
-                Index pass_offset = base;
-                for (int b = 0; b < K; ++b) {
-                    if ((pass_row >> b) & 1u) pass_offset += layout.target_stride[b];
-                }
-#pragma unroll
-                for (int half = 0; half < 2; ++half) {
-                    const Index row_offset = pass_offset + lane_row_offset[half];
-#pragma unroll
-                    for (int j = 0; j < S::kTileCols; ++j) {
-#pragma unroll
-                        for (int h = 0; h < 2; ++h) {
-                            const int i = 2 * half + h;
-                            if (col_offset[j][h] != Index(-1)) {
-                                if constexpr (std::is_same<Real, double>::value) {
-                                    amps[row_offset + col_offset[j][h]] = make_double2(acc_re[j][i], acc_im[j][i]);
-                                } else {
-                                    amps[row_offset + col_offset[j][h]] =
-                                        make_float2(static_cast<float>(acc_re[j][i]), static_cast<float>(acc_im[j][i]));
-                                }
-                            }
-                            acc_re[j][i] = 0.0;
-                            acc_im[j][i] = 0.0;
-                        }
-                    }
-                }
+                // End of a pass: its rows are final. Every thread passed
+                // barrier (B) of the tile's step that made its last chunk of
+                // X visible, so the whole X tile was read from global memory
+                // before any of it is overwritten here.
+                store_pass<S, Real>(amps, layout, base, (q / S::kChunksPerPass) * S::kPassRows, lane_row_offset,
+                                    col_offset, acc_re, acc_im);
             }
         }
         base = next_base;
@@ -464,26 +524,219 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     __pipeline_wait_prior(0);  // only empty groups can be pending
 }
 
+// The cluster form (S::kCluster blocks per tile, sm_90). Block r of a
+// cluster holds X rows [row0, row0 + kRows), row0 = r kRows, in xs (indexed
+// from row0), and computes Y's rows there. A step's chunk of X, held by one
+// block of the cluster, is read from that block's shared memory two steps
+// ahead (into registers, while the current chunk is multiplied) and stored
+// into a local stage `xb` one step ahead:
+//   xb[b][c * kBStride + kk] = X[kc + kk][c] for step q's chunk at kc, b =
+//     q % 2, from barrier (B) of step q until barrier (B) of step q + 1.
+// Cluster barriers order the tiles: (C1) after every block staged its rows
+// of a tile (no block reads a peer's rows before they landed), (C2) after
+// the tile's last step (no block overwrites its rows while a peer may still
+// read them). Each block overwrites in global memory only the rows it
+// staged itself, after (C1), so the in-place update stays safe.
+template <class S, class Real>
+__global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
+    apply_matrix_mma_cluster_kernel(DeviceComplex<Real>* amps, const double2* __restrict__ matrix,
+                                    const __grid_constant__ TileLayout layout) {
+    static_assert(S::kCluster > 1 && !S::kPrefetchX, "a cluster shape");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    namespace cg = cooperative_groups;
+    const cg::cluster_group cluster = cg::this_cluster();
+    extern __shared__ __align__(16) unsigned char shared_bytes[];
+    double2* xs = reinterpret_cast<double2*>(shared_bytes);
+    double2* ms = xs + S::kColumns * S::kXStride;
+    double2* xb = ms + S::kStages * S::kStageEntries;
+    Index* x_offsets = reinterpret_cast<Index*>(xb + S::kBStages * S::kColumns * S::kBStride);
+    Index* chunk_offset = x_offsets + S::kXPerThread;
+    unsigned* x_cells = reinterpret_cast<unsigned*>(chunk_offset + S::kOwnChunks);
+
+    const int lane = threadIdx.x % 32;
+    const int warp = threadIdx.x / 32;
+    const int g = dmma_group(lane);
+    const int t = dmma_thread_in_group(lane);
+    const int warp_row0 = (warp % S::kWarpRows) * kDmmaRows;
+    const int col0 = (warp / S::kWarpRows) * S::kTileCols * kDmmaCols;
+    const int columns = 1 << layout.num_free;
+    const int rank = static_cast<int>(cluster.block_rank());
+    const int row0 = rank * S::kRows;
+
+    const XStaging x = make_x_staging<S>(layout, row0, x_offsets, x_cells, chunk_offset);
+    Index col_offset[S::kTileCols][2];
+    Index lane_row_offset[2];
+    lane_offsets<S>(layout, warp_row0, col0, g, t, col_offset, lane_row_offset);
+
+    // This thread's share of a chunk of X: elements threadIdx.x + e kMmaThreads,
+    // row (within the chunk) e % kChunk, column e / kChunk.
+    constexpr int kBPerThread = S::kXChunkSize / kMmaThreads;
+    auto fetch_chunk = [&](int q, double2 (&v)[kBPerThread]) {
+        const int kc = (q % S::kChunksPerPass) * S::kChunk;
+        const double2* from = cluster.map_shared_rank(xs, kc / S::kRows) + (kc % S::kRows);
+#pragma unroll
+        for (int i = 0; i < kBPerThread; ++i) {
+            const int e = i * kMmaThreads + threadIdx.x;
+            v[i] = from[(e / S::kChunk) * S::kXStride + e % S::kChunk];
+        }
+    };
+    auto put_chunk = [&](int b, const double2 (&v)[kBPerThread]) {
+#pragma unroll
+        for (int i = 0; i < kBPerThread; ++i) {
+            const int e = i * kMmaThreads + threadIdx.x;
+            xb[b * S::kColumns * S::kBStride + (e / S::kChunk) * S::kBStride + e % S::kChunk] = v[i];
+        }
+    };
+
+    // The cluster's tiles are cluster index + i * cluster count; every block
+    // of a cluster runs the same tiles. The matrix stream runs on across
+    // tiles as in the one-block kernel.
+    const Index clusters = gridDim.x / S::kCluster;
+    Index tile = blockIdx.x / S::kCluster;  // the grid never has more clusters than tiles
+#pragma unroll
+    for (int q = 0; q < S::kStages - 1; ++q) {
+        if (q < S::kSteps) copy_matrix_chunk<S>(ms, matrix, row0, q, q);
+        __pipeline_commit();
+    }
+    __syncthreads();  // the staging tables are complete before any thread reads them
+
+    double acc_re[S::kTileCols][4], acc_im[S::kTileCols][4];
+#pragma unroll
+    for (int j = 0; j < S::kTileCols; ++j)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) acc_re[j][i] = acc_im[j][i] = 0.0;
+
+    int stage_read = 0;
+    for (; tile < layout.num_tiles; tile += clusters) {
+        const bool has_next = tile + clusters < layout.num_tiles;
+        const Index base = tile_base(layout, tile);
+        for (int c = 0; c < S::kOwnChunks; ++c) {
+            stage_x_chunk<S, Real>(xs, amps, base, c, x, x_offsets, x_cells, chunk_offset);
+        }
+        if (columns < S::kColumns) zero_missing_columns<S>(xs, columns);
+        __pipeline_commit();
+        __pipeline_wait_prior(0);  // this thread's rows of X (and the matrix chunks in flight) landed
+        cluster.sync();            // (C1)
+        // X chunk q + 1 is read from its block during step q - 1 and stored
+        // at step q: a whole step of products hides the remote latency.
+        double2 v[kBPerThread];
+        fetch_chunk(0, v);
+        put_chunk(0, v);
+        if (S::kSteps > 1) fetch_chunk(1, v);
+#pragma unroll 1
+        for (int q = 0; q < S::kSteps; ++q) {
+            __pipeline_wait_prior(S::kStages - 2);
+            __syncthreads();  // (B) matrix chunk q and X chunk q are visible; every thread is done with the
+                              //     previous step, whose matrix stage and X stage are written next
+            {
+                const int ahead = q + S::kStages - 1;
+                const int stage_write = stage_read == 0 ? S::kStages - 1 : stage_read - 1;
+                if (ahead < S::kSteps || has_next) {
+                    copy_matrix_chunk<S>(ms, matrix, row0, ahead < S::kSteps ? ahead : ahead - S::kSteps,
+                                         stage_write);
+                }
+            }
+            __pipeline_commit();
+            if (q + 1 < S::kSteps) put_chunk((q + 1) & 1, v);
+            if (q + 2 < S::kSteps) fetch_chunk(q + 2, v);
+
+            multiply_chunk<S, S::kBStride>(acc_re, acc_im,
+                                           ms + stage_read * S::kStageEntries + (warp_row0 + g) * S::kMStride + t,
+                                           xb + (q & 1) * S::kColumns * S::kBStride, col0 + g, t);
+            stage_read = stage_read == S::kStages - 1 ? 0 : stage_read + 1;
+
+            if (q % S::kChunksPerPass == S::kChunksPerPass - 1) {
+                store_pass<S, Real>(amps, layout, base, row0 + (q / S::kChunksPerPass) * S::kPassRows,
+                                    lane_row_offset, col_offset, acc_re, acc_im);
+            }
+        }
+        cluster.sync();  // (C2)
+    }
+    __pipeline_wait_prior(0);  // only empty groups can be pending
+#else
+    // The dispatch runs this kernel only on sm_90 and later; the trap makes
+    // a wrong dispatch loud, not silent.
+    (void)amps;
+    (void)matrix;
+    __trap();
+#endif
+}
+
+// Thread-block clusters (and reads of a peer block's shared memory) need
+// compute capability 9.0.
+bool clusters_available() {
+    int device = 0;
+    QMARG_CUDA_CHECK(cudaGetDevice(&device));
+    int major = 0;
+    QMARG_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    return major >= 9;
+}
+
+// Shapes with clusters. At k = 10 four blocks share a tile of 32 columns;
+// each holds 256 rows of X (133 KiB), and the matrix's L2 traffic is 1/16
+// byte per flop, as at k = 8, instead of 1/4.
+//   k   cluster  columns  pass rows  chunk  stages  shared
+//  10      4        32        64       16     2     194 KiB
+// Measured on an H100 (double, n = 30, TFLOP/s, against the one-block
+// kernel): k = 10 20.9 -> 34.1 (low targets), 20.8 -> 33.4 (high). The
+// chunk of X from a peer is read two steps ahead; reading it one step ahead
+// gave 25.7. Clusters of 8 with 64 columns gave 25.4; at k = 9 two blocks
+// with 32 columns gave 34.4 against 34.8 for one block, so k = 9 stays on the
+// one-block kernel.
+template <int K>
+using MmaClusterShape = MmaShapeOf<K, 4, 2, kDmmaDepth, 2, 1, false, 4>;
+
 template <class S, class Real>
 void launch_mma_shape(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix) {
     const std::size_t entries = static_cast<std::size_t>(S::kDim) * S::kDim;
     const TileLayout layout = make_tile_layout(gate, S::kColumnBits);
-    const auto kernel = apply_matrix_mma_kernel<S, Real>;
-    allow_shared_memory(kernel, S::kSharedBytes,
-                        ("the tensor-core kernel for " + std::to_string(S::kK) + " targets").c_str());
-    const unsigned blocks = resident_grid(kernel, kMmaThreads, S::kSharedBytes, layout.num_tiles);
-
     // Matrix is row-major std::complex<double>: the same bytes as double2.
     DeviceArray<double2> device_matrix(entries, "the gate matrix");
     copy_to_device_async(device_matrix.data(), matrix.data(), entries * sizeof(double2));
-    kernel<<<blocks, kMmaThreads, S::kSharedBytes>>>(as_device(amps), device_matrix.data(), layout);
-    QMARG_CHECK_LAUNCH(apply_matrix_mma_kernel);
+    if constexpr (S::kCluster == 1) {
+        const auto kernel = apply_matrix_mma_kernel<S, Real>;
+        allow_shared_memory(kernel, S::kSharedBytes,
+                            ("the tensor-core kernel for " + std::to_string(S::kK) + " targets").c_str());
+        const unsigned blocks = resident_grid(kernel, kMmaThreads, S::kSharedBytes, layout.num_tiles);
+        kernel<<<blocks, kMmaThreads, S::kSharedBytes>>>(as_device(amps), device_matrix.data(), layout);
+        QMARG_CHECK_LAUNCH(apply_matrix_mma_kernel);
+    } else {
+        const auto kernel = apply_matrix_mma_cluster_kernel<S, Real>;
+        allow_shared_memory(kernel, S::kSharedBytes,
+                            ("the tensor-core cluster kernel for " + std::to_string(S::kK) + " targets").c_str());
+        cudaLaunchConfig_t config = {};
+        cudaLaunchAttribute attribute[1];
+        attribute[0].id = cudaLaunchAttributeClusterDimension;
+        attribute[0].val.clusterDim.x = S::kCluster;
+        attribute[0].val.clusterDim.y = 1;
+        attribute[0].val.clusterDim.z = 1;
+        config.attrs = attribute;
+        config.numAttrs = 1;
+        config.blockDim = dim3(kMmaThreads);
+        config.dynamicSmemBytes = S::kSharedBytes;
+        config.gridDim = dim3(S::kCluster);
+        int resident_clusters = 0;
+        QMARG_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&resident_clusters, kernel, &config));
+        if (resident_clusters < 1) {
+            throw Error("apply_matrix: the tensor-core kernel for " + std::to_string(S::kK) + " targets needs " +
+                        std::to_string(S::kCluster) + " blocks of " + std::to_string(S::kSharedBytes) +
+                        " bytes of shared memory in one cluster, which this GPU cannot schedule");
+        }
+        const Index clusters = std::max<Index>(1, std::min<Index>(layout.num_tiles, resident_clusters));
+        config.gridDim = dim3(static_cast<unsigned>(clusters * S::kCluster));
+        QMARG_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, as_device(amps),
+                                            static_cast<const double2*>(device_matrix.data()), layout));
+        QMARG_CHECK_LAUNCH(apply_matrix_mma_cluster_kernel);
+    }
     // device_matrix goes back to the stream-ordered pool after the kernel: no
     // synchronisation, so consecutive gates queue up without a host round trip.
 }
 
 template <int K, class Real>
 void launch_mma(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix) {
+    if constexpr (K == 10) {
+        if (clusters_available()) return launch_mma_shape<MmaClusterShape<K>, Real>(amps, gate, matrix);
+    }
     launch_mma_shape<MmaShape<K>, Real>(amps, gate, matrix);
 }
 
