@@ -20,8 +20,11 @@
 // (relative error 1e-12 in double, 1e-5 in float); so is cuBLAS's result. A
 // mismatch fails the case.
 //
-// Usage: apply_matrix_bench [--double_qubits=30] [--float_qubits=28] [benchmark flags]
-// (0 skips a precision). States must be far larger than L2 for the numbers to
+// Usage: apply_matrix_bench [--double_qubits=30] [--float_qubits=28]
+//                           [--tensor_cores=0] [benchmark flags]
+// (0 skips a precision). --tensor_cores=1 runs every gate on k >= 4 targets
+// on the tensor-core kernel, whatever the rule of cuda/apply_matrix.cuh picks
+// (the run that checks the rule; labels say "path mma (forced)"). States must be far larger than L2 for the numbers to
 // mean memory bandwidth; the defaults are 16 GiB and 2 GiB.
 #include <benchmark/benchmark.h>
 #include <cublas_v2.h>
@@ -55,6 +58,7 @@ using Cd = std::complex<double>;
 
 int g_double_qubits = 30;
 int g_float_qubits = 28;
+bool g_force_tensor_cores = false;
 
 // ---- cuBLAS ---------------------------------------------------------------------
 
@@ -352,16 +356,26 @@ void apply_matrix_case(benchmark::State& st, Layout layout, int k) {
         const Matrix& matrix = ctx.matrix(k);
         const double cublas_ms = ctx.cublas_low_ms(k);
 
+        const gpu::GateQubits gate = gpu::describe_gate(n, targets, {}, {});
+        const bool forced = g_force_tensor_cores && k >= 4;
+        auto apply = [&] {
+            if (forced) {
+                gpu::apply_matrix_mma(ctx.state.data(), gate, matrix);
+            } else {
+                apply_matrix(ctx.state, targets, matrix);
+            }
+        };
+
         ctx.state.set_random_state(fresh_seed());
         ctx.scratch.copy_from(ctx.state);
-        apply_matrix(ctx.state, targets, matrix);
+        apply();
         const double error = sampled_relative_error(ctx.scratch, ctx.state, targets, matrix);
         if (!(error <= check_tolerance<Real>())) {
             st.SkipWithError(("result does not match the reference: relative error " + std::to_string(error)).c_str());
             return;
         }
 
-        auto work = [&] { apply_matrix(ctx.state, targets, matrix); };
+        auto work = apply;
         const double probe = median(time_runs(work, 1, 1));
         const int runs = std::max(3, std::min(30, static_cast<int>(3000 / std::max(probe, 1e-3))));
         const double ms = median(time_runs(work, runs, 1));
@@ -371,12 +385,13 @@ void apply_matrix_case(benchmark::State& st, Layout layout, int k) {
         const double flops = 8.0 * std::ldexp(1.0, k) * amplitudes;
         const double flop_ms = flops / (ctx.gemm_tflops * 1e12) * 1e3;
         const double floor_ms = std::max(ctx.copy_ms, flop_ms);
-        const gpu::DensePath path = gpu::dense_path(gpu::describe_gate(n, targets, {}, {}), sizeof(Real));
+        const std::string path =
+            forced ? "mma (forced)" : gpu::to_string(gpu::dense_path(gate, sizeof(Real)));
         st.SetLabel(std::string(to_string(layout)) + " targets " + [&] {
             std::string s;
             for (int q : targets) s += (s.empty() ? "" : ",") + std::to_string(q);
             return s;
-        }() + " path " + gpu::to_string(path));
+        }() + " path " + path);
         st.counters["n"] = n;
         st.counters["k"] = k;
         st.counters["ms"] = ms;
@@ -420,6 +435,12 @@ int main(int argc, char** argv) {
     using namespace qmarg::bench;
     g_double_qubits = take_flag(argc, argv, "double_qubits", g_double_qubits);
     g_float_qubits = take_flag(argc, argv, "float_qubits", g_float_qubits);
+    const int tensor_cores = take_flag(argc, argv, "tensor_cores", 0);
+    if (tensor_cores != 0 && tensor_cores != 1) {
+        std::fprintf(stderr, "apply_matrix_bench: --tensor_cores takes 0 or 1 (got %d)\n", tensor_cores);
+        return 1;
+    }
+    g_force_tensor_cores = tensor_cores == 1;
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
     if (!record_gpu("apply_matrix_bench")) return 1;

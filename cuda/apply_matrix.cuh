@@ -25,10 +25,13 @@
 //   float: apply_matrix_mma for k >= 6, and for k = 5 with a target among the
 //     three lowest qubits.
 // Everything else keeps its FMA path: k <= 3 and k = 4 with high targets run
-// at the copy roofline. Measured on an H100 (float, n = 28, fraction of the
-// floor), tensor cores against the FMA paths: k = 4 low 0.54 against 0.66;
-// k = 5 high 0.39 against 0.71, low and scattered 0.41-0.45 against 0.13;
-// k = 6 0.40-0.42 against 0.29-0.42; k = 7..10 0.36-0.46 against 0.32-0.45.
+// at the copy roofline. Measured on an H100 (fraction of the floor; tensor
+// cores forced with apply_matrix_bench --tensor_cores=1, against the FMA
+// paths): float, n = 28: k = 4 low 0.56 against 0.66, high and scattered
+// 0.53 against 1.19-1.23; k = 5 high 0.45 against 0.71, low and scattered
+// 0.46-0.47 against 0.13; k = 6 0.49-0.50 against 0.29-0.42 (tiled); k =
+// 7..10 0.56-0.61 against 0.32-0.45. Double, n = 30: k = 4 high and
+// scattered 0.84 against 1.12, k = 5 high 0.83 against 0.14.
 //
 // Controls never reach a kernel as a test: they are folded into the index
 // mapping (their bits are inserted with the required values), so a gate with
