@@ -73,6 +73,7 @@
 #include "device_array.cuh"
 #include "device_complex.cuh"
 #include "dmma.cuh"
+#include "launch.cuh"
 
 namespace qmarg {
 namespace gpu {
@@ -398,6 +399,16 @@ __device__ __forceinline__ void lane_offsets(const TileLayout& layout, int warp_
     }
 }
 
+// Where this thread sits in the block's products: its DMMA lane group g and
+// thread t within it, its warp's first row within a pass and first column.
+template <class S>
+struct WarpPlace {
+    int g = dmma_group(threadIdx.x % 32);
+    int t = dmma_thread_in_group(threadIdx.x % 32);
+    int warp_row0 = (threadIdx.x / 32 % S::kWarpRows) * kDmmaRows;
+    int col0 = (threadIdx.x / 32 / S::kWarpRows) * S::kTileCols * kDmmaCols;
+};
+
 // Zeros the columns a small state's (only) tile lacks, so the products read
 // defined values.
 template <class S>
@@ -419,12 +430,8 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     Index* chunk_offset = x_offsets + S::kXPerThread;
     unsigned* x_cells = reinterpret_cast<unsigned*>(chunk_offset + S::kOwnChunks);
 
-    const int lane = threadIdx.x % 32;
-    const int warp = threadIdx.x / 32;
-    const int g = dmma_group(lane);
-    const int t = dmma_thread_in_group(lane);
-    const int warp_row0 = (warp % S::kWarpRows) * kDmmaRows;                // within a pass
-    const int col0 = (warp / S::kWarpRows) * S::kTileCols * kDmmaCols;       // first column of this warp
+    const WarpPlace<S> place;
+    const int g = place.g, t = place.t, warp_row0 = place.warp_row0, col0 = place.col0;
     const int columns = 1 << layout.num_free;  // kColumns, fewer only for small states
 
     const XStaging x = make_x_staging<S>(layout, 0, x_offsets, x_cells, chunk_offset);
@@ -553,13 +560,9 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     Index* chunk_offset = x_offsets + S::kXPerThread;
     unsigned* x_cells = reinterpret_cast<unsigned*>(chunk_offset + S::kOwnChunks);
 
-    const int lane = threadIdx.x % 32;
-    const int warp = threadIdx.x / 32;
-    const int g = dmma_group(lane);
-    const int t = dmma_thread_in_group(lane);
-    const int warp_row0 = (warp % S::kWarpRows) * kDmmaRows;
-    const int col0 = (warp / S::kWarpRows) * S::kTileCols * kDmmaCols;
-    const int columns = 1 << layout.num_free;
+    const WarpPlace<S> place;
+    const int g = place.g, t = place.t, warp_row0 = place.warp_row0, col0 = place.col0;
+    const int columns = 1 << layout.num_free;  // kColumns, fewer only for small states
     const int rank = static_cast<int>(cluster.block_rank());
     const int row0 = rank * S::kRows;
 
@@ -664,13 +667,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
 
 // Thread-block clusters (and reads of a peer block's shared memory) need
 // compute capability 9.0.
-bool clusters_available() {
-    int device = 0;
-    QMARG_CUDA_CHECK(cudaGetDevice(&device));
-    int major = 0;
-    QMARG_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-    return major >= 9;
-}
+bool clusters_available() { return compute_capability_major() >= 9; }
 
 // Shapes with clusters. At k = 10 four blocks share a tile of 32 columns;
 // each holds 256 rows of X (133 KiB), and the matrix's L2 traffic is 1/16
@@ -680,9 +677,10 @@ bool clusters_available() {
 // Measured on an H100 (double, n = 30, TFLOP/s, against the one-block
 // kernel): k = 10 20.9 -> 34.1 (low targets), 20.8 -> 33.4 (high). The
 // chunk of X from a peer is read two steps ahead; reading it one step ahead
-// gave 25.7. Clusters of 8 with 64 columns gave 25.4; at k = 9 two blocks
-// with 32 columns gave 34.4 against 34.8 for one block, so k = 9 stays on the
-// one-block kernel.
+// gave 25.7. Clusters of 8 with 64 columns gave 25.4, and with 32 columns
+// and 32-deep chunks 32.6. At k = 9 two blocks with 32 columns gave 34.4,
+// four with 32-deep chunks 33.3, against 34.8 for one block, so k = 9 stays
+// on the one-block kernel.
 template <int K>
 using MmaClusterShape = MmaShapeOf<K, 4, 2, kDmmaDepth, 2, 1, false, 4>;
 
@@ -753,13 +751,7 @@ __global__ void dmma_fragment_product_kernel(const double* a, const double* b, d
 
 }  // namespace
 
-bool mma_available() {
-    int device = 0;
-    QMARG_CUDA_CHECK(cudaGetDevice(&device));
-    int major = 0;
-    QMARG_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-    return major >= 8;
-}
+bool mma_available() { return compute_capability_major() >= 8; }
 
 template <class Real>
 void apply_matrix_mma(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix) {

@@ -1,6 +1,7 @@
 // Launch-shape helpers shared by the kernels: a grid-stride grid sized to the
 // device (enough blocks to fill every multiprocessor several times over, never
-// more blocks than there is work) and the device's multiprocessor count.
+// more blocks than there is work), the device's multiprocessor count and its
+// compute capability.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -14,13 +15,19 @@
 namespace qmarg {
 namespace gpu {
 
-inline int multiprocessor_count() {
+// An attribute of the current device.
+inline int device_attribute(cudaDeviceAttr attribute) {
     int device = 0;
     QMARG_CUDA_CHECK(cudaGetDevice(&device));
-    int count = 0;
-    QMARG_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
-    return count;
+    int value = 0;
+    QMARG_CUDA_CHECK(cudaDeviceGetAttribute(&value, attribute, device));
+    return value;
 }
+
+inline int multiprocessor_count() { return device_attribute(cudaDevAttrMultiProcessorCount); }
+
+// The major compute capability (8 for A100, 9 for H100).
+inline int compute_capability_major() { return device_attribute(cudaDevAttrComputeCapabilityMajor); }
 
 // Blocks for a grid-stride loop over `work` items with `threads` per block.
 inline unsigned grid_stride_blocks(Index work, int threads, int blocks_per_sm = 8) {
