@@ -30,6 +30,16 @@
 // tile whole at its start: 3 to 7 % faster at k = 6..10; high targets gain
 // most (k = 7: 30.1 -> 34.8 TFLOP/s), because their X tiles load slowest.
 //
+// What limits it (double, n = 30, H100): the kernel with its products
+// replaced by a few adds takes 65 % of the real kernel's time at k = 7, 8 and
+// 85 % at k = 9 (the matrix stream from L2 at 1/8 byte per flop, the step
+// barriers, the X traffic), and with its fragments taken from registers
+// instead of shared memory (DMMA, barriers and copies kept) it reaches only
+// 48 TFLOP/s at k = 8 (40 with them). So the one barrier per matrix chunk
+// caps this design below 0.85 of the floor; a pipeline whose warps wait only
+// for their own data (a producer warp, mbarrier stages) is the next step.
+// Wider cluster tiles (64 columns at k = 8, 9, 10) were no faster.
+//
 // Complex arithmetic as four real products on interleaved data: a warp loads
 // each fragment element as one double2 (re, im) from shared memory, and
 //   Yre += Mre Xre + Mim (-Xim),  Yim += Mre Xim + Mim Xre,
