@@ -555,7 +555,10 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
 //   - matrix chunks come as one bulk copy each (cp.async.bulk) from a copy
 //     of the matrix laid out chunk by chunk, stage image by stage image
 //     (layout_matrix_chunks); full[s] completes when stage s has landed,
-//     empty[s] when the eight consumer warps are done with it;
+//     empty[s] when all 256 consumer threads are done with it (each thread
+//     arrives after its own reads, which orders them before the bulk copy
+//     that refills the stage; compute-sanitizer racecheck flags the refill
+//     when one thread per warp arrives for its warp);
 //   - X is staged by the producer (cp.async, 16 bytes an amplitude), the
 //     first tile whole, later tiles' chunk c as soon as the last pass of the
 //     tile before has multiplied chunk c (known from empty[], kStages steps
@@ -639,7 +642,7 @@ __global__ void __launch_bounds__(ProducerLayout<S>::kThreads, S::kMinBlocks)
     if (threadIdx.x == 0) {
         for (int s = 0; s < S::kStages; ++s) {
             ptx::mbarrier_init(full + s, 1);
-            ptx::mbarrier_init(empty + s, kMmaThreads / 32);
+            ptx::mbarrier_init(empty + s, kMmaThreads);
         }
         for (int c = 0; c < S::kChunksPerPass; ++c) ptx::mbarrier_init(xfull + c, 32);
         ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
@@ -738,8 +741,7 @@ __global__ void __launch_bounds__(ProducerLayout<S>::kThreads, S::kMinBlocks)
             multiply_chunk<S, S::kXStride>(acc_re, acc_im,
                                            ms + stage * S::kStageEntries + (warp_row0 + g) * S::kMStride + t, xs,
                                            col0 + g, (q % S::kChunksPerPass) * S::kChunk + t);
-            __syncwarp();
-            if (threadIdx.x % 32 == 0) ptx::mbarrier_arrive(empty + stage);
+            ptx::mbarrier_arrive(empty + stage);  // every consumer thread: its reads come before the refill
             if (++stage == S::kStages) {
                 stage = 0;
                 full_parity ^= 1u;
