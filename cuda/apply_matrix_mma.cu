@@ -1,8 +1,12 @@
 // Dense gates on 4..10 targets as a matrix product on the FP64 tensor cores
-// (DMMA: mma.sync m16n8k8 .f64 on sm_90, m8n8k4 on sm_80; cuda/dmma.cuh), for double and float states: a
-// float state's amplitudes are widened to double as they are staged and
-// rounded back once, when the result is stored, so the product itself is the
-// double one (more exact than float FMAs with a float copy of the matrix). With D = 2^k the gate is
+// (DMMA: mma.sync m16n8k8 .f64 on sm_90, m8n8k4 on sm_80; cuda/dmma.cuh),
+// for double and float states: a float state's amplitudes are widened to
+// double as they are staged and rounded back once, when the result is
+// stored, so the product itself is the double one (more exact than float
+// FMAs with a float copy of the matrix). Three kernels share the helpers
+// below: the one-block kernel (every k before sm_90; k = 4..8 and float
+// k = 9 after), the producer-warp kernel (double k = 9) and the cluster
+// kernel (k = 10). With D = 2^k the gate is
 // Y = M * X, M the D x D matrix and X's columns the groups (the D amplitudes
 // whose target bits vary, one column per assignment of the other free qubits).
 //
@@ -205,8 +209,8 @@ __device__ __forceinline__ void copy_matrix_chunk(double2* ms, const double2* ma
     double2* dst = ms + stage * S::kStageEntries;
     // Kept in this form: (row0 + pass * kPassRows) * kDim, the same value,
     // cost 8 registers per thread and 5 to 10 % of the speed at k = 6..10.
-    const double2* src =
-        matrix + static_cast<std::size_t>(pass) * S::kPassRows * S::kDim + static_cast<std::size_t>(row0) * S::kDim + kc;
+    const double2* src = matrix + static_cast<std::size_t>(pass) * S::kPassRows * S::kDim +
+                         static_cast<std::size_t>(row0) * S::kDim + kc;
 #pragma unroll
     for (int s = 0; s < S::kChunkEntries / kMmaThreads; ++s) {
         const int e = s * kMmaThreads + threadIdx.x;
@@ -216,6 +220,37 @@ __device__ __forceinline__ void copy_matrix_chunk(double2* ms, const double2* ma
                                 sizeof(double2));
     }
 }
+
+// The prologue of the matrix stream: chunks 0 .. kStages - 2 into stages 0
+// .. kStages - 2, one commit group each.
+template <class S>
+__device__ __forceinline__ void copy_first_matrix_chunks(double2* ms, const double2* matrix, int row0) {
+#pragma unroll
+    for (int q = 0; q < S::kStages - 1; ++q) {
+        if (q < S::kSteps) copy_matrix_chunk<S>(ms, matrix, row0, q, q);
+        __pipeline_commit();
+    }
+}
+
+// The dynamic shared memory of the kernels, in the order kSharedBytes counts
+// it: the X tile, the matrix stages, the cluster form's X stages (none
+// elsewhere), the staging tables.
+template <class S>
+struct MmaShared {
+    double2* xs;
+    double2* ms;
+    double2* xb;
+    Index* x_offsets;
+    Index* chunk_offset;
+    unsigned* x_cells;
+    __device__ explicit MmaShared(unsigned char* bytes)
+        : xs(reinterpret_cast<double2*>(bytes)),
+          ms(xs + S::kColumns * S::kXStride),
+          xb(ms + S::kStages * S::kStageEntries),
+          x_offsets(reinterpret_cast<Index*>(xb + S::kBStages * S::kColumns * S::kBStride)),
+          chunk_offset(x_offsets + S::kXPerThread),
+          x_cells(reinterpret_cast<unsigned*>(chunk_offset + S::kOwnChunks)) {}
+};
 
 // Where this thread's share of one X chunk lives: element j of the chunk
 // (local index j * kMmaThreads + threadIdx.x among the tile amplitudes whose
@@ -351,6 +386,15 @@ __device__ __forceinline__ void multiply_chunk(double (&acc_re)[S::kTileCols][4]
     }
 }
 
+template <class S>
+__device__ __forceinline__ void clear_accumulators(double (&acc_re)[S::kTileCols][4],
+                                                   double (&acc_im)[S::kTileCols][4]) {
+#pragma unroll
+    for (int j = 0; j < S::kTileCols; ++j)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) acc_re[j][i] = acc_im[j][i] = 0.0;
+}
+
 // Writes a finished pass (this lane's rows pass_row + row_offset[half]) of
 // the tile at `base` to global memory and clears the accumulators.
 template <class S, class Real>
@@ -441,11 +485,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
                             const __grid_constant__ TileLayout layout) {
     static_assert(S::kCluster == 1, "apply_matrix_mma_cluster_kernel runs the cluster shapes");
     extern __shared__ __align__(16) unsigned char shared_bytes[];
-    double2* xs = reinterpret_cast<double2*>(shared_bytes);
-    double2* ms = xs + S::kColumns * S::kXStride;
-    Index* x_offsets = reinterpret_cast<Index*>(ms + S::kStages * S::kStageEntries);
-    Index* chunk_offset = x_offsets + S::kXPerThread;
-    unsigned* x_cells = reinterpret_cast<unsigned*>(chunk_offset + S::kOwnChunks);
+    const auto [xs, ms, xb, x_offsets, chunk_offset, x_cells] = MmaShared<S>(shared_bytes);
 
     const WarpPlace<S> place;
     const int g = place.g, t = place.t, warp_row0 = place.warp_row0, col0 = place.col0;
@@ -469,17 +509,10 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
         stage_x_chunk<S, Real>(xs, amps, base, c, x, x_offsets, x_cells, chunk_offset);
     }
     if (columns < S::kColumns) zero_missing_columns<S>(xs, columns);
-#pragma unroll
-    for (int q = 0; q < S::kStages - 1; ++q) {
-        if (q < S::kSteps) copy_matrix_chunk<S>(ms, matrix, 0, q, q);
-        __pipeline_commit();
-    }
+    copy_first_matrix_chunks<S>(ms, matrix, 0);
 
     double acc_re[S::kTileCols][4], acc_im[S::kTileCols][4];
-#pragma unroll
-    for (int j = 0; j < S::kTileCols; ++j)
-#pragma unroll
-        for (int i = 0; i < 4; ++i) acc_re[j][i] = acc_im[j][i] = 0.0;
+    clear_accumulators<S>(acc_re, acc_im);
 
     int stage_read = 0;
     for (bool first = true; tile < layout.num_tiles; tile += stride, first = false) {
@@ -625,11 +658,7 @@ __global__ void __launch_bounds__(ProducerLayout<S>::kThreads, S::kMinBlocks)
     namespace ptx = cuda::ptx;
     using L = ProducerLayout<S>;
     extern __shared__ __align__(16) unsigned char shared_bytes[];
-    double2* xs = reinterpret_cast<double2*>(shared_bytes);
-    double2* ms = xs + S::kColumns * S::kXStride;
-    Index* x_offsets = reinterpret_cast<Index*>(ms + S::kStages * S::kStageEntries);
-    Index* chunk_offset = x_offsets + S::kXPerThread;
-    unsigned* x_cells = reinterpret_cast<unsigned*>(chunk_offset + S::kOwnChunks);
+    const auto [xs, ms, xb, x_offsets, chunk_offset, x_cells] = MmaShared<S>(shared_bytes);
     std::uint64_t* full = reinterpret_cast<std::uint64_t*>(shared_bytes + L::kBarrierOffset);
     std::uint64_t* empty = full + S::kStages;
     std::uint64_t* xfull = empty + S::kStages;
@@ -670,7 +699,9 @@ __global__ void __launch_bounds__(ProducerLayout<S>::kThreads, S::kMinBlocks)
             lane_offset[v] = thread < (1u << count) ? local_offset(layout, l) : Index(-1);  // -1: nothing to stage
             lane_cell[v] = tile_cell(layout, l, layout.tile_bits);
         }
-        auto stage_chunk = [&](Index base, int c) {
+        // (Structured bindings are captured by copy, as C++17 asks.)
+        auto stage_chunk = [&, xs = xs, x_offsets = x_offsets, chunk_offset = chunk_offset,
+                            x_cells = x_cells](Index base, int c) {
             const double2* from = amps + base + chunk_offset[c];
 #pragma unroll
             for (int v = 0; v < kVirtual; ++v) {
@@ -725,10 +756,7 @@ __global__ void __launch_bounds__(ProducerLayout<S>::kThreads, S::kMinBlocks)
     Index lane_row_offset[2];
     lane_offsets<S>(layout, warp_row0, col0, g, t, col_offset, lane_row_offset);
     double acc_re[S::kTileCols][4], acc_im[S::kTileCols][4];
-#pragma unroll
-    for (int j = 0; j < S::kTileCols; ++j)
-#pragma unroll
-        for (int i = 0; i < 4; ++i) acc_re[j][i] = acc_im[j][i] = 0.0;
+    clear_accumulators<S>(acc_re, acc_im);
     int stage = 0;
     unsigned full_parity = 0;
     Index tile = blockIdx.x;
@@ -783,12 +811,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     namespace cg = cooperative_groups;
     const cg::cluster_group cluster = cg::this_cluster();
     extern __shared__ __align__(16) unsigned char shared_bytes[];
-    double2* xs = reinterpret_cast<double2*>(shared_bytes);
-    double2* ms = xs + S::kColumns * S::kXStride;
-    double2* xb = ms + S::kStages * S::kStageEntries;
-    Index* x_offsets = reinterpret_cast<Index*>(xb + S::kBStages * S::kColumns * S::kBStride);
-    Index* chunk_offset = x_offsets + S::kXPerThread;
-    unsigned* x_cells = reinterpret_cast<unsigned*>(chunk_offset + S::kOwnChunks);
+    const auto [xs, ms, xb, x_offsets, chunk_offset, x_cells] = MmaShared<S>(shared_bytes);
 
     const WarpPlace<S> place;
     const int g = place.g, t = place.t, warp_row0 = place.warp_row0, col0 = place.col0;
@@ -804,7 +827,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     // This thread's share of a chunk of X: elements threadIdx.x + e kMmaThreads,
     // row (within the chunk) e % kChunk, column e / kChunk.
     constexpr int kBPerThread = S::kXChunkSize / kMmaThreads;
-    auto fetch_chunk = [&](int q, double2 (&v)[kBPerThread]) {
+    auto fetch_chunk = [&, xs = xs](int q, double2 (&v)[kBPerThread]) {
         const int kc = (q % S::kChunksPerPass) * S::kChunk;
         const double2* from = cluster.map_shared_rank(xs, kc / S::kRows) + (kc % S::kRows);
 #pragma unroll
@@ -813,7 +836,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
             v[i] = from[(e / S::kChunk) * S::kXStride + e % S::kChunk];
         }
     };
-    auto put_chunk = [&](int b, const double2 (&v)[kBPerThread]) {
+    auto put_chunk = [&, xb = xb](int b, const double2 (&v)[kBPerThread]) {
 #pragma unroll
         for (int i = 0; i < kBPerThread; ++i) {
             const int e = i * kMmaThreads + threadIdx.x;
@@ -826,18 +849,11 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     // tiles as in the one-block kernel.
     const Index clusters = gridDim.x / S::kCluster;
     Index tile = blockIdx.x / S::kCluster;  // the grid never has more clusters than tiles
-#pragma unroll
-    for (int q = 0; q < S::kStages - 1; ++q) {
-        if (q < S::kSteps) copy_matrix_chunk<S>(ms, matrix, row0, q, q);
-        __pipeline_commit();
-    }
+    copy_first_matrix_chunks<S>(ms, matrix, row0);
     __syncthreads();  // the staging tables are complete before any thread reads them
 
     double acc_re[S::kTileCols][4], acc_im[S::kTileCols][4];
-#pragma unroll
-    for (int j = 0; j < S::kTileCols; ++j)
-#pragma unroll
-        for (int i = 0; i < 4; ++i) acc_re[j][i] = acc_im[j][i] = 0.0;
+    clear_accumulators<S>(acc_re, acc_im);
 
     int stage_read = 0;
     for (; tile < layout.num_tiles; tile += clusters) {
