@@ -1052,23 +1052,42 @@ __global__ void dmma_fragment_product_kernel(const double* a, const double* b, d
 
 bool mma_available() { return compute_capability_major() >= 8; }
 
+namespace {
+
+// Calls launch(std::integral_constant<int, K>()) for K = gate.num_targets.
+template <class Launch>
+void for_targets(const GateQubits& gate, const char* what, Launch launch) {
+    switch (gate.num_targets) {
+        case 4: return launch(std::integral_constant<int, 4>());
+        case 5: return launch(std::integral_constant<int, 5>());
+        case 6: return launch(std::integral_constant<int, 6>());
+        case 7: return launch(std::integral_constant<int, 7>());
+        case 8: return launch(std::integral_constant<int, 8>());
+        case 9: return launch(std::integral_constant<int, 9>());
+        case 10: return launch(std::integral_constant<int, 10>());
+        default:
+            throw Error(std::string(what) + ": " + std::to_string(gate.num_targets) + " targets; this path takes 4.." +
+                        std::to_string(kMaxGateTargets));
+    }
+}
+
+}  // namespace
+
 template <class Real>
 void apply_matrix_mma(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix) {
-    switch (gate.num_targets) {
-        case 4: return launch_mma<4>(amps, gate, matrix);
-        case 5: return launch_mma<5>(amps, gate, matrix);
-        case 6: return launch_mma<6>(amps, gate, matrix);
-        case 7: return launch_mma<7>(amps, gate, matrix);
-        case 8: return launch_mma<8>(amps, gate, matrix);
-        case 9: return launch_mma<9>(amps, gate, matrix);
-        case 10: return launch_mma<10>(amps, gate, matrix);
-        default:
-            throw Error("apply_matrix_mma: " + std::to_string(gate.num_targets) +
-                        " targets; this path takes 4.." + std::to_string(kMaxGateTargets));
-    }
+    for_targets(gate, "apply_matrix_mma", [&](auto k) { launch_mma<decltype(k)::value, Real>(amps, gate, matrix); });
 }
 template void apply_matrix_mma<float>(std::complex<float>*, const GateQubits&, const Matrix&);
 template void apply_matrix_mma<double>(std::complex<double>*, const GateQubits&, const Matrix&);
+
+template <class Real>
+void apply_matrix_mma_one_block(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix) {
+    for_targets(gate, "apply_matrix_mma_one_block", [&](auto k) {
+        launch_mma_blocks<MmaShape<decltype(k)::value>, Real>(amps, gate, matrix);
+    });
+}
+template void apply_matrix_mma_one_block<float>(std::complex<float>*, const GateQubits&, const Matrix&);
+template void apply_matrix_mma_one_block<double>(std::complex<double>*, const GateQubits&, const Matrix&);
 
 std::vector<double> dmma_fragment_product(const std::vector<double>& a, const std::vector<double>& b) {
     if (a.size() != kDmmaRows * kDmmaDepth || b.size() != kDmmaDepth * kDmmaCols) {

@@ -378,6 +378,49 @@ TYPED_TEST(ApplyMatrixGpuTest, DenseTensorCorePathOnLargeStatesMatchesCpu) {
 }
 
 #if defined(QMARG_TESTS_WITH_CUDA)
+// Every dense kernel on its own, including those the rule of
+// cuda/apply_matrix.cuh does not pick on this GPU (the FMA kernels where the
+// tensor cores win, the one-block tensor-core kernel where sm_90 runs k = 9
+// and 10 on others): what another GPU runs is checked here too. A small state
+// with a control, and one with more tiles than resident blocks.
+TYPED_TEST(ApplyMatrixGpuTest, EveryDenseKernelOnItsOwnMatchesCpu) {
+    using Kernel = void (*)(std::complex<TypeParam>*, const qmarg::gpu::GateQubits&, const Matrix&);
+    struct Entry {
+        const char* name;
+        Kernel kernel;
+        int min_k, max_k;
+    };
+    std::vector<Entry> kernels = {{"register kernel", qmarg::gpu::apply_matrix_small<TypeParam>, 1, 5},
+                                  {"tiled FMA kernel", qmarg::gpu::apply_matrix_tiled<TypeParam>, 6, 10}};
+    if (qmarg::gpu::mma_available()) {
+        kernels.push_back({"one-block tensor-core kernel", qmarg::gpu::apply_matrix_mma_one_block<TypeParam>, 4, 10});
+    }
+    std::mt19937_64 rng(fresh_seed());
+    for (const Entry& entry : kernels) {
+        for (int k = entry.min_k; k <= entry.max_k; ++k) {
+            const Matrix matrix = random_dense(1 << k, rng);
+            for (int n : {k + 3, k <= 8 ? 20 : 21}) {
+                for (Layout layout : {Layout::Low, Layout::High, Layout::RandomOrder}) {
+                    const std::uint64_t seed = fresh_seed();
+                    const Qubits targets = choose_targets(layout, n, k, rng);
+                    const Controls controls = choose_controls(n == k + 3 ? 1 : 0, n, targets, rng);
+                    SCOPED_TRACE(seed_trace(seed) + ", " + entry.name + ", n=" + std::to_string(n) +
+                                 ", targets=" + list(targets) + ", controls=" + list(controls.qubits));
+                    StateVector<TypeParam> gpu(n, Device::Gpu);
+                    gpu.set_random_state(seed);
+                    StateVector<TypeParam> cpu = gpu.to(Device::Cpu);
+                    qmarg::apply_matrix(cpu, targets, matrix, controls.qubits, controls.values);
+                    entry.kernel(gpu.data(), qmarg::gpu::describe_gate(n, targets, controls.qubits, controls.values),
+                                 matrix);
+                    EXPECT_LE(relative_distance(gpu.amplitudes(), cpu.amplitudes()), gate_tolerance<TypeParam>());
+                }
+            }
+        }
+    }
+}
+#endif
+
+#if defined(QMARG_TESTS_WITH_CUDA)
 // The fragment layout of cuda/dmma.cuh against the hardware: one 16 x 16 by
 // 16 x 8 product of small integers (exact in double), every element placed by
 // the documented lane mapping. A wrong mapping moves or mixes entries, and the
