@@ -31,8 +31,9 @@
 // (from k = 6, kPrefetchX) the next tile's X arrives during the last pass of
 // the current one: rows of chunk c are reloaded as soon as the last pass has
 // multiplied them. Measured on an H100 (double, n = 30), against staging each
-// tile whole at its start: 3 to 7 % faster at k = 6..10; high targets gain
-// most (k = 7: 30.1 -> 34.8 TFLOP/s), because their X tiles load slowest.
+// tile whole at its start (one run): k = 6, 7 6 to 17 % faster, most on high
+// targets, whose X tiles load slowest (k = 7: 29.6 -> 34.8 TFLOP/s); k = 8..10
+// -2 to +3 %.
 //
 // What limits it (double, n = 30, H100): the kernel with its products
 // replaced by a few adds takes 65 % of the real kernel's time at k = 7, 8 and
@@ -57,7 +58,8 @@
 // kTileCols accumulator pairs (re, im: 8 doubles each) and reuses each A
 // fragment kTileCols times.
 //
-// Shared-memory invariants (`xs`, `ms`, both double2):
+// Shared-memory invariants of the one-block kernel (`xs`, `ms`, both double2;
+// the producer-warp and cluster kernels state theirs above them):
 //   xs[c * kXStride + r] = X[r][c], input row r of the current tile's column
 //     c, for all c < kColumns and every row r of chunk r / kChunk, from the
 //     barrier (B) of the first step that multiplies that chunk until the
