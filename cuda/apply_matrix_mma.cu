@@ -137,9 +137,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     const Index stride = gridDim.x;
     Index tile = blockIdx.x;  // the grid is never larger than num_tiles
     Index base = tile_base(layout, tile);
-    for (int c = 0; c < S::kOwnChunks; ++c) {
-        stage_x_chunk<S, Real>(xs, amps, base, c, x, x_offsets, x_cells, chunk_offset);
-    }
+    stage_x_tile<S, Real>(xs, amps, base, x, x_offsets, x_cells, chunk_offset);
     if (columns < S::kColumns) zero_missing_columns<S>(xs, columns);
     copy_first_matrix_chunks<S>(ms, matrix, 0);
 
@@ -184,9 +182,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
                 // Without prefetching, a tile's X is staged whole at its step
                 // 0, behind the barrier (B) above that ends the previous
                 // tile, and waited for at once.
-                for (int c = 0; c < S::kOwnChunks; ++c) {
-                    stage_x_chunk<S, Real>(xs, amps, base, c, x, x_offsets, x_cells, chunk_offset);
-                }
+                stage_x_tile<S, Real>(xs, amps, base, x, x_offsets, x_cells, chunk_offset);
                 __pipeline_commit();
                 __pipeline_wait_prior(0);
                 __syncthreads();
@@ -235,7 +231,7 @@ void launch_mma(std::complex<Real>* amps, const GateQubits& gate, const Matrix& 
         if (apply_matrix_mma_on_clusters(amps, gate, matrix)) return;
     }
     if constexpr (K == 9 && std::is_same<Real, double>::value) {
-        if (compute_capability_major() >= 9) return apply_matrix_mma_with_producer(amps, gate, matrix);
+        if (apply_matrix_mma_with_producer(amps, gate, matrix)) return;
     }
     launch_mma_blocks<MmaShape<K>, Real>(amps, gate, matrix);
 }

@@ -83,9 +83,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     for (; tile < layout.num_tiles; tile += clusters) {
         const bool has_next = tile + clusters < layout.num_tiles;
         const Index base = tile_base(layout, tile);
-        for (int c = 0; c < S::kOwnChunks; ++c) {
-            stage_x_chunk<S, Real>(xs, amps, base, c, x, x_offsets, x_cells, chunk_offset);
-        }
+        stage_x_tile<S, Real>(xs, amps, base, x, x_offsets, x_cells, chunk_offset);
         if (columns < S::kColumns) zero_missing_columns<S>(xs, columns);
         __pipeline_commit();
         __pipeline_wait_prior(0);  // this thread's rows of X (and the matrix chunks in flight) landed

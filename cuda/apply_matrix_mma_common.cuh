@@ -19,6 +19,7 @@
 #include "device_complex.cuh"
 #include "dmma.cuh"
 #include "launch.cuh"
+#include "qmarg/bits.hpp"
 
 namespace qmarg {
 namespace gpu {
@@ -30,8 +31,9 @@ namespace gpu {
 // multiprocessors).
 template <class Real>
 bool apply_matrix_mma_on_clusters(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix);
-// k = 9 of a double state with a producer warp (sm_90).
-void apply_matrix_mma_with_producer(std::complex<double>* amps, const GateQubits& gate, const Matrix& matrix);
+// k = 9 of a double state with a producer warp: false, with nothing run,
+// before sm_90 (no bulk copies, no mbarrier waits).
+bool apply_matrix_mma_with_producer(std::complex<double>* amps, const GateQubits& gate, const Matrix& matrix);
 
 constexpr int kMmaThreads = 256;
 constexpr int kMmaThreadBits = 8;
@@ -188,14 +190,32 @@ __device__ inline int chunk_local_bits(const TileLayout& layout, int* positions)
     return count;
 }
 
-// Local index (in tile_bits bits) of chunk element i: i's bits deposited into
-// the chunk's varying positions.
-__device__ __forceinline__ unsigned deposit(unsigned i, const int* positions, int count) {
-    unsigned l = 0;
-    for (int b = 0; b < count; ++b) {
-        if ((i >> b) & 1u) l |= 1u << positions[b];
+// This thread's part of the chunk staging for `thread` (of kMmaThreads; the
+// producer warp of the producer-warp kernel stages for eight at a time):
+// chunk element i's local index holds i's bits at the chunk's varying
+// positions, and thread takes the low kMmaThreadBits of them.
+template <class S>
+__device__ inline XStaging x_staging_for(const TileLayout& layout, unsigned thread) {
+    int positions[kMaxTileBits];
+    const int count = chunk_local_bits<S>(layout, positions);  // kChunkBits + num_free
+    const int thread_bits = min(kMmaThreadBits, count);
+    const unsigned l = static_cast<unsigned>(scatter_bits(thread & ((1u << thread_bits) - 1), positions, count));
+    XStaging x;
+    x.thread_offset = local_offset(layout, l);
+    x.thread_cell = tile_cell(layout, l, layout.tile_bits);
+    x.active = thread < (1u << count);
+    return x;
+}
+
+// Global offset (from a tile's base) of matrix row `row`: the target strides
+// of its set bits.
+template <class S>
+__device__ __forceinline__ Index target_offset(const TileLayout& layout, unsigned row) {
+    Index offset = 0;
+    for (int b = 0; b < S::kK; ++b) {
+        if ((row >> b) & 1u) offset += layout.target_stride[b];
     }
-    return l;
+    return offset;
 }
 
 // Fills the block's tables (`offsets`, `cells`, `chunk_offset`; read after a
@@ -204,27 +224,19 @@ template <class S>
 __device__ inline XStaging make_x_staging(const TileLayout& layout, int row0, Index* offsets, unsigned* cells,
                                           Index* chunk_offset) {
     int positions[kMaxTileBits];
-    const int count = chunk_local_bits<S>(layout, positions);  // kChunkBits + num_free
+    const int count = chunk_local_bits<S>(layout, positions);
     const int thread_bits = min(kMmaThreadBits, count);
     for (int j = threadIdx.x; j < S::kXPerThread; j += kMmaThreads) {
-        const unsigned l = deposit(static_cast<unsigned>(j) << thread_bits, positions, count);
+        const unsigned l =
+            static_cast<unsigned>(scatter_bits(static_cast<unsigned>(j) << thread_bits, positions, count));
         offsets[j] = local_offset(layout, l);
         cells[j] = tile_cell(layout, l, layout.tile_bits);
     }
     for (int c = threadIdx.x; c < S::kOwnChunks; c += kMmaThreads) {
-        Index offset = 0;
         const unsigned row = static_cast<unsigned>(row0) + (static_cast<unsigned>(c) << S::kChunkBits);
-        for (int b = 0; b < S::kK; ++b) {
-            if ((row >> b) & 1u) offset += layout.target_stride[b];
-        }
-        chunk_offset[c] = offset;
+        chunk_offset[c] = target_offset<S>(layout, row);
     }
-    const unsigned l = deposit(threadIdx.x & ((1u << thread_bits) - 1), positions, count);
-    XStaging x;
-    x.thread_offset = local_offset(layout, l);
-    x.thread_cell = tile_cell(layout, l, layout.tile_bits);
-    x.active = threadIdx.x < (1u << count);
-    return x;
+    return x_staging_for<S>(layout, threadIdx.x);
 }
 
 // Shared-memory address of the X cell (column << 16 | row) for rows of the
@@ -252,6 +264,16 @@ __device__ __forceinline__ void stage_x_chunk(double2* xs, const DeviceComplex<R
             const float2 v = from[offsets[j]];
             *to = make_double2(v.x, v.y);
         }
+    }
+}
+
+// Stages all the block's own chunks of the tile at `base` (as stage_x_chunk).
+template <class S, class Real>
+__device__ __forceinline__ void stage_x_tile(double2* xs, const DeviceComplex<Real>* amps, Index base,
+                                             const XStaging& x, const Index* offsets, const unsigned* cells,
+                                             const Index* chunk_offset) {
+    for (int c = 0; c < S::kOwnChunks; ++c) {
+        stage_x_chunk<S, Real>(xs, amps, base, c, x, offsets, cells, chunk_offset);
     }
 }
 
@@ -314,10 +336,7 @@ __device__ __forceinline__ void store_pass(DeviceComplex<Real>* amps, const Tile
                                            unsigned pass_row, const Index (&lane_row_offset)[2],
                                            const Index (&col_offset)[S::kTileCols][2],
                                            double (&acc_re)[S::kTileCols][4], double (&acc_im)[S::kTileCols][4]) {
-    Index pass_offset = base;
-    for (int b = 0; b < S::kK; ++b) {
-        if ((pass_row >> b) & 1u) pass_offset += layout.target_stride[b];
-    }
+    const Index pass_offset = base + target_offset<S>(layout, pass_row);
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
         const Index row_offset = pass_offset + lane_row_offset[half];
@@ -362,14 +381,7 @@ __device__ __forceinline__ void lane_offsets(const TileLayout& layout, int warp_
         }
     }
 #pragma unroll
-    for (int half = 0; half < 2; ++half) {
-        const unsigned row = warp_row0 + g + 8 * half;
-        Index offset = 0;
-        for (int b = 0; b < S::kK; ++b) {
-            if ((row >> b) & 1u) offset += layout.target_stride[b];
-        }
-        lane_row_offset[half] = offset;
-    }
+    for (int half = 0; half < 2; ++half) lane_row_offset[half] = target_offset<S>(layout, warp_row0 + g + 8 * half);
 }
 
 // Where this thread sits in the block's products: its DMMA lane group g and
