@@ -113,21 +113,26 @@ QMARG_HOST_DEVICE inline std::uint32_t transpose_load_step_slot(const TransposeP
 }
 
 // Sums: output position p = step * 256 + thread (p < 2^o), summed over the
-// unselected value v = 0, 1, ..., 2^u - 1 in that order.
+// unselected value v = 0, 1, ..., 2^u - 1 in that order. o and u are passed
+// in rather than read from the plan, so that a kernel compiled for one u
+// folds each step's and each value's images at compile time.
 QMARG_HOST_DEVICE inline std::uint32_t transpose_sum_thread_slot(const TransposePlan& plan, unsigned thread) {
     return xor_images(plan.staged_slot, thread, kTransposeThreadBits);
 }
-QMARG_HOST_DEVICE inline std::uint32_t transpose_sum_step_slot(const TransposePlan& plan, unsigned step) {
-    return xor_images(plan.staged_slot + kTransposeThreadBits, step, plan.output_bits - kTransposeThreadBits);
+QMARG_HOST_DEVICE inline std::uint32_t transpose_sum_step_slot(const TransposePlan& plan, unsigned step,
+                                                               int output_bits) {
+    return xor_images(plan.staged_slot + kTransposeThreadBits, step, output_bits - kTransposeThreadBits);
 }
-QMARG_HOST_DEVICE inline std::uint32_t transpose_unselected_slot(const TransposePlan& plan, unsigned value) {
-    return xor_images(plan.staged_slot + plan.output_bits, value, plan.unselected_bits);
+QMARG_HOST_DEVICE inline std::uint32_t transpose_unselected_slot(const TransposePlan& plan, unsigned value,
+                                                                 int output_bits, int unselected_bits) {
+    return xor_images(plan.staged_slot + output_bits, value, unselected_bits);
 }
 QMARG_HOST_DEVICE inline std::uint64_t transpose_out_thread_bin(const TransposePlan& plan, unsigned thread) {
     return xor_images(plan.out_bin, thread, kTransposeThreadBits);
 }
-QMARG_HOST_DEVICE inline std::uint64_t transpose_out_step_bin(const TransposePlan& plan, unsigned step) {
-    return xor_images(plan.out_bin + kTransposeThreadBits, step, plan.output_bits - kTransposeThreadBits);
+QMARG_HOST_DEVICE inline std::uint64_t transpose_out_step_bin(const TransposePlan& plan, unsigned step,
+                                                              int output_bits) {
+    return xor_images(plan.out_bin + kTransposeThreadBits, step, output_bits - kTransposeThreadBits);
 }
 
 }  // namespace gpu

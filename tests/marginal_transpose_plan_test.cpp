@@ -132,11 +132,11 @@ void emulate_block(const TransposePlan& plan, int n, const Qubits& qubits, std::
                 const std::uint64_t thread_bin =
                     transpose_block_bin(plan, block) | transpose_out_thread_bin(plan, thread);
                 const std::uint32_t slot =
-                    transpose_sum_thread_slot(plan, thread) ^ transpose_sum_step_slot(plan, step);
-                const std::uint64_t bin = thread_bin | transpose_out_step_bin(plan, step);
+                    transpose_sum_thread_slot(plan, thread) ^ transpose_sum_step_slot(plan, step, plan.output_bits);
+                const std::uint64_t bin = thread_bin | transpose_out_step_bin(plan, step, plan.output_bits);
                 ASSERT_LT(bin, std::uint64_t{1} << k);
                 for (unsigned value = 0; value < values; ++value) {
-                    const std::uint32_t s = slot ^ transpose_unselected_slot(plan, value);
+                    const std::uint32_t s = slot ^ transpose_unselected_slot(plan, value, plan.output_bits, plan.unselected_bits);
                     ASSERT_LT(s, kSlots);
                     ++slot_reads[s];
                     warp_slots[value].push_back(s);
