@@ -673,7 +673,7 @@ void register_benchmarks(const std::vector<int>& ns) {
                     ->Unit(benchmark::kMillisecond);
             }
         }
-        for (int k = n; k >= std::max(1, n - 3); --k) {
+        for (int k = n; k >= std::max(1, n - qmarg::gpu::kTransposeMaxUnselected); --k) {
             for (Layout layout : {Layout::Low, Layout::Scattered, Layout::Descending, Layout::Random}) {
                 for (NearPath path : {NearPath::Library, NearPath::Streaming, NearPath::Transposed}) {
                     if (path == NearPath::Transposed && !qmarg::gpu::transpose_applies(n, k)) continue;

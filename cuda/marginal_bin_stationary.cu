@@ -246,6 +246,13 @@ constexpr std::uint64_t kTreeSerialRows = 8;
 // The bins of a tree block's tile: 32, or all of them when there are fewer.
 __host__ __device__ constexpr std::uint64_t tree_tile_bins(std::uint64_t bins) { return bins < 32 ? bins : 32; }
 
+// kFullChain: every thread adds exactly kTreeSerialRows rows, and issues
+// their loads before the first addition (the same additions in the same
+// order, so the same bits). Measured on an H100 with the loads issued
+// together for every level: +0.02-0.03 of the read roofline where a thread
+// adds 8 rows (double n = 24, k = 5: 0.878 -> 0.898), -0.005-0.012 where it
+// adds 1 to 4, so only full chains take it.
+template <bool kFullChain>
 __global__ void __launch_bounds__(kTreeThreads) sum_rows_tree_kernel(const double* in, std::uint64_t bins,
                                                                     std::uint64_t per_group, double* out) {
     __shared__ double partial[kTreeThreads];
@@ -260,7 +267,15 @@ __global__ void __launch_bounds__(kTreeThreads) sum_rows_tree_kernel(const doubl
     const std::uint64_t bin = (blockIdx.x % tiles) * tile_bins + b;
     const double* rows = in + group * per_group * bins + bin;
     double sum = 0;
-    for (std::uint64_t r = slice; r < per_group; r += slices) sum += rows[r * bins];
+    if constexpr (kFullChain) {
+        double row[kTreeSerialRows];
+#pragma unroll
+        for (std::uint64_t j = 0; j < kTreeSerialRows; ++j) row[j] = rows[(slice + j * slices) * bins];
+#pragma unroll
+        for (std::uint64_t j = 0; j < kTreeSerialRows; ++j) sum += row[j];
+    } else {
+        for (std::uint64_t r = slice; r < per_group; r += slices) sum += rows[r * bins];
+    }
     partial[threadIdx.x] = sum;
     for (unsigned half = slices / 2; half >= 1; half /= 2) {
         __syncthreads();
@@ -518,7 +533,10 @@ void run_plan(const AmpPair<Real>* amps2, const Launch& launch, double* out) {
         const std::uint64_t per_group = rows / level.groups;
         if (level.tree) {
             config.gridDim = dim3(static_cast<unsigned>(level.groups * (bins / tree_tile_bins(bins))));
-            QMARG_CUDA_CHECK(cudaLaunchKernelEx(&config, sum_rows_tree_kernel, in, bins, per_group, level_out));
+            const bool full_chain = per_group == kTreeSerialRows * (kTreeThreads / tree_tile_bins(bins));
+            QMARG_CUDA_CHECK(cudaLaunchKernelEx(&config,
+                                                full_chain ? sum_rows_tree_kernel<true> : sum_rows_tree_kernel<false>,
+                                                in, bins, per_group, level_out));
         } else {
             config.gridDim = dim3(static_cast<unsigned>((level.groups * bins + 255) / 256));
             QMARG_CUDA_CHECK(
@@ -551,29 +569,17 @@ void run_streaming(const AmpPair<Real>* amps2, int num_qubits, const Launch& lau
     run_plan<Real, kLoadsInFlight>(amps2, launch, out);
 }
 
-// Whether the streaming kernel's stores are coalesced: the list starts with
-// qubits 0, 1, 2, ..., so bit 0 and the lanes (index bits 1..5) write
-// neighbouring bins. Measured on an H100 (double, k = n .. n - 3, n = 26..30,
-// ratio to the read roofline counting the output bytes): in such orders the
-// streaming kernel reaches 0.89-0.96 and the transposed path 0.86-0.94; in any
-// other order the streaming kernel falls to 0.09-0.79 while the transposed
-// path holds 0.85-0.92.
-bool stores_coalesce(const Qubits& qubits) {
-    const int prefix = std::min(static_cast<int>(qubits.size()), 1 + kLaneBits);
-    for (int j = 0; j < prefix; ++j) {
-        if (qubits[j] != j) return false;
-    }
-    return true;
-}
+static_assert(1 + kLaneBits == kStreamingStorePrefix, "streaming_stores_coalesce names bit 0 and the lane bits");
 
 }  // namespace
 
 template <class Real>
 void marginal_probabilities_bin_stationary(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits,
                                            double* out) {
-    // k >= n - 3: the output is large; unless the streaming kernel already
-    // writes it coalesced, it is written in tiles (cuda/marginal_transpose.cu).
-    if (transpose_applies(num_qubits, static_cast<int>(qubits.size())) && !stores_coalesce(qubits)) {
+    // k >= n - 4: the output is large, and it is written in tiles
+    // (cuda/marginal_transpose.cu) unless the streaming kernel writes it
+    // coalesced on a small state (takes_transposed_path has the rule).
+    if (takes_transposed_path(num_qubits, qubits)) {
         marginal_probabilities_transpose(amps, num_qubits, qubits, out);
         return;
     }

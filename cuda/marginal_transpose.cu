@@ -135,12 +135,13 @@ void marginal_probabilities_transpose(const std::complex<Real>* amps, int num_qu
     }
     const auto* pairs = reinterpret_cast<const AmpPair<Real>*>(amps);
     const auto grid = static_cast<unsigned>(blocks);
-    static_assert(kTransposeMaxUnselected == 3, "one kernel per u = 0 .. kTransposeMaxUnselected");
+    static_assert(kTransposeMaxUnselected == 4, "one kernel per u = 0 .. kTransposeMaxUnselected");
     switch (plan.unselected_bits) {
         case 0: return launch_transpose<Real, 0>(pairs, plan, grid, out);
         case 1: return launch_transpose<Real, 1>(pairs, plan, grid, out);
         case 2: return launch_transpose<Real, 2>(pairs, plan, grid, out);
         case 3: return launch_transpose<Real, 3>(pairs, plan, grid, out);
+        case 4: return launch_transpose<Real, 4>(pairs, plan, grid, out);
     }
     throw Error("transposed marginal path: " + std::to_string(plan.unselected_bits) +
                 " unselected qubits, beyond its limit of " + std::to_string(kTransposeMaxUnselected));

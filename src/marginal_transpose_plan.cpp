@@ -16,6 +16,44 @@ bool transpose_applies(int num_qubits, int k) {
     return num_qubits >= kTransposeTileBits && k <= num_qubits && num_qubits - k <= kTransposeMaxUnselected;
 }
 
+bool streaming_stores_coalesce(const Qubits& qubits) {
+    const int prefix = std::min(static_cast<int>(qubits.size()), kStreamingStorePrefix);
+    for (int j = 0; j < prefix; ++j) {
+        if (qubits[j] != j) return false;
+    }
+    return true;
+}
+
+// Measured on an H100 (ratio to the read roofline counting the output bytes,
+// the streaming and transposed paths called alone in one run,
+// bench/marginal_bench near_n cells, k = n .. n - 4, four orders):
+// - k = n: the transposed path wins or is level in every order and at every n
+//   (float n = 24..28 0.97-1.01 against 0.77-0.90 where the streaming stores
+//   coalesce, 0.19-0.37 where they scatter).
+// - n = 26, 28: the transposed path is level or ahead everywhere: 0.93-0.99,
+//   against 0.74-0.93 where the streaming stores scatter (k = n - 4,
+//   descending: float 0.74, double 0.85) and 0.92-0.97 where they coalesce.
+// - n <= 24 (at most 4096 tiles, about five per block slot of an H100, so the
+//   last partial round of tiles costs a few percent): the streaming kernel's
+//   scattered stores cost more the larger the output, i.e. the fewer the
+//   unselected qubits u. Where they coalesce it wins at every u >= 1 (n = 24:
+//   float 0.95-0.99 against 0.89-0.96, double 0.94-0.98 against 0.91-0.95).
+//   Where they scatter the transposed path wins up to u = 3 at n = 24 (double
+//   descending 0.91 against 0.87, float 0.92 against 0.78; at u = 4 0.89 /
+//   0.90 and 0.88 / 0.83) and up to u = 2 at n = 20, 22 (u = 3, double: 0.79-0.85
+//   against 0.88-0.92).
+int transposed_path_max_unselected(int num_qubits, bool stores_coalesce) {
+    if (num_qubits >= 26) return kTransposeMaxUnselected;
+    if (stores_coalesce) return 0;
+    return num_qubits >= 24 ? 3 : 2;
+}
+
+bool takes_transposed_path(int num_qubits, const Qubits& qubits) {
+    const int k = static_cast<int>(qubits.size());
+    return transpose_applies(num_qubits, k) &&
+           num_qubits - k <= transposed_path_max_unselected(num_qubits, streaming_stores_coalesce(qubits));
+}
+
 namespace {
 
 // The 4-bit XOR added to a slot's low bits by each staged bit at or above

@@ -42,7 +42,7 @@ constexpr int kTransposeLoadSteps = 1 << (kTransposeTileBits - 1 - kTransposeThr
 // The path runs k >= n - kTransposeMaxUnselected (and n >= kTransposeTileBits);
 // beyond it the streaming engine writes one bin per 2^u >= 16 amplitudes read
 // and its scattered stores cost little. See transpose_applies.
-constexpr int kTransposeMaxUnselected = 3;
+constexpr int kTransposeMaxUnselected = 4;
 // Slots of 8 bytes whose banks differ: 32 four-byte banks hold 16 doubles.
 constexpr int kTransposeSwizzleBits = 4;
 constexpr int kTransposeMaxBlockBits = 58 - kTransposeTileBits;
@@ -73,9 +73,25 @@ struct TransposePlan {
     int write_run_bits;
 };
 
-// True when BinStationary takes the transposed path for an n-qubit state and
-// k qubits: n >= 12 and k >= n - 3.
+// True when the transposed path can run an n-qubit state and k qubits:
+// n >= 12 and k >= n - 4.
 bool transpose_applies(int num_qubits, int k);
+
+// The qubit list starts 0, 1, ..., kStreamingStorePrefix - 1: the streaming
+// kernel's bit 0 and its five lane bits (cuda/marginal_bin_stationary.cu) then
+// write neighbouring bins, so its stores are coalesced.
+constexpr int kStreamingStorePrefix = 6;
+bool streaming_stores_coalesce(const Qubits& qubits);
+
+// The most unselected qubits (u = n - k) for which BinStationary takes the
+// transposed path on an n-qubit state, given whether the streaming kernel's
+// stores coalesce: from n = 26 on its whole range; below, fewer.
+int transposed_path_max_unselected(int num_qubits, bool stores_coalesce);
+
+// BinStationary's rule: true when it runs the case on the transposed path,
+// false for the streaming one. A function of (n, qubits) alone; the
+// measurements behind it are next to its definition.
+bool takes_transposed_path(int num_qubits, const Qubits& qubits);
 
 // The plan for this case; throws qmarg::Error when transpose_applies is false.
 // A function of (n, qubits) alone.

@@ -184,18 +184,38 @@ void check_whole_state(int n, const Qubits& qubits) {
     for (std::size_t b = 0; b < written.size(); ++b) ASSERT_EQ(written[b], 1) << "bin " << b << " write count";
 }
 
-TEST(MarginalTransposePlan, AppliesToKAtLeastNMinus3FromTwelveQubits) {
+TEST(MarginalTransposePlan, AppliesToKAtLeastNMinus4FromTwelveQubits) {
     EXPECT_FALSE(transpose_applies(11, 11));
     EXPECT_TRUE(transpose_applies(12, 12));
-    EXPECT_TRUE(transpose_applies(12, 9));
-    EXPECT_FALSE(transpose_applies(12, 8));
-    EXPECT_TRUE(transpose_applies(30, 27));
-    EXPECT_FALSE(transpose_applies(30, 26));
-    EXPECT_THROW(make_transpose_plan(30, ascending(0, 26)), qmarg::Error);
+    EXPECT_TRUE(transpose_applies(12, 8));
+    EXPECT_FALSE(transpose_applies(12, 7));
+    EXPECT_TRUE(transpose_applies(30, 26));
+    EXPECT_FALSE(transpose_applies(30, 25));
+    EXPECT_THROW(make_transpose_plan(30, ascending(0, 25)), qmarg::Error);
     EXPECT_THROW(make_transpose_plan(11, ascending(0, 11)), qmarg::Error);
 }
 
-// Every block of states of 12 to 18 qubits, k = n - 3 .. n, every order kind.
+// BinStationary's rule: from n = 26 on the transposed path takes its whole
+// range; below, k = n in every order, and where the streaming stores scatter
+// up to u = 3 (n = 24) or u = 2 (smaller states).
+TEST(MarginalTransposePlan, TakesTheTransposedPathWhereItWasMeasuredFaster) {
+    EXPECT_FALSE(streaming_stores_coalesce(descending(24, 24)));
+    EXPECT_TRUE(streaming_stores_coalesce(ascending(0, 20)));
+    EXPECT_TRUE(streaming_stores_coalesce(ascending(0, 3)));
+    EXPECT_FALSE(streaming_stores_coalesce(Qubits{0, 1, 2, 3, 4, 6, 5}));
+    for (int n : {12, 16, 20, 22, 24, 26, 30}) {
+        SCOPED_TRACE("n = " + std::to_string(n));
+        const int scattered_max = n >= 26 ? 4 : n >= 24 ? 3 : 2;
+        const int coalesced_max = n >= 26 ? 4 : 0;
+        for (int u = 0; u <= kTransposeMaxUnselected + 1; ++u) {
+            EXPECT_EQ(takes_transposed_path(n, descending(n, n - u)), u <= scattered_max) << "u = " << u;
+            EXPECT_EQ(takes_transposed_path(n, ascending(0, n - u)), u <= coalesced_max) << "u = " << u;
+        }
+    }
+    EXPECT_FALSE(takes_transposed_path(11, descending(11, 11)));
+}
+
+// Every block of states of 12 to 18 qubits, k = n - 4 .. n, every order kind.
 TEST(MarginalTransposePlan, EmulatedKernelCoversEveryAmplitudeAndBinOnce) {
     const std::uint64_t seed = qmarg_test::fresh_seed();
     std::mt19937_64 rng(seed);

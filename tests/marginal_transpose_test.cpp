@@ -71,7 +71,7 @@ TYPED_TEST(MarginalTransposeTest, MatchesTheCpuReferenceAndRepeatsBitwise) {
         StateVector<TypeParam> gpu(n, Device::Gpu);
         gpu.set_random_state(state_seed);
         const StateVector<TypeParam> cpu = gpu.to(Device::Cpu);
-        for (int k = n; k >= n - 3; --k) {
+        for (int k = n; k >= n - qmarg::gpu::kTransposeMaxUnselected; --k) {
             ASSERT_TRUE(qmarg::gpu::transpose_applies(n, k)) << "n = " << n << ", k = " << k;
             for (const char* name : {"low", "high", "scattered", "descending", "random", "random"}) {
                 check_case(gpu, cpu, state_seed, layout(name, n, k, rng));
@@ -82,7 +82,7 @@ TYPED_TEST(MarginalTransposeTest, MatchesTheCpuReferenceAndRepeatsBitwise) {
 }
 
 // Just outside the path's range, the other paths answer: n = 11 (the small-state
-// kernel) and k = n - 4 (the streaming engine).
+// kernel) and k = n - 5 (the streaming engine).
 TYPED_TEST(MarginalTransposeTest, NeighboursOfItsRange) {
     const std::uint64_t seed = qmarg_test::fresh_seed();
     std::mt19937_64 rng(seed);
@@ -91,8 +91,8 @@ TYPED_TEST(MarginalTransposeTest, NeighboursOfItsRange) {
         StateVector<TypeParam> gpu(n, Device::Gpu);
         gpu.set_random_state(state_seed);
         const StateVector<TypeParam> cpu = gpu.to(Device::Cpu);
-        for (int k : {n, n - 3, n - 4}) {
-            EXPECT_EQ(qmarg::gpu::transpose_applies(n, k), n >= 12 && k >= n - 3);
+        for (int k : {n, n - 4, n - 5}) {
+            EXPECT_EQ(qmarg::gpu::transpose_applies(n, k), n >= 12 && k >= n - 4);
             for (const char* name : {"descending", "random"}) check_case(gpu, cpu, state_seed, layout(name, n, k, rng));
         }
     }
