@@ -579,7 +579,7 @@ void marginal_probabilities_bin_stationary(const std::complex<Real>* amps, int n
     // k >= n - 4: the output is large, and it is written in tiles
     // (cuda/marginal_transpose.cu) unless the streaming kernel writes it
     // coalesced on a small state (takes_transposed_path has the rule).
-    if (takes_transposed_path(num_qubits, qubits)) {
+    if (takes_transposed_path(num_qubits, qubits, std::is_same<Real, float>::value)) {
         marginal_probabilities_transpose(amps, num_qubits, qubits, out);
         return;
     }

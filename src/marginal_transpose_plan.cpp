@@ -38,20 +38,27 @@ bool streaming_stores_coalesce(const Qubits& qubits) {
 //   scattered stores cost more the larger the output, i.e. the fewer the
 //   unselected qubits u. Where they coalesce it wins at every u >= 1 (n = 24:
 //   float 0.95-0.99 against 0.89-0.96, double 0.94-0.98 against 0.91-0.95).
-//   Where they scatter the transposed path wins up to u = 3 at n = 24 (double
-//   descending 0.91 against 0.87, float 0.92 against 0.78; at u = 4 0.89 /
-//   0.90 and 0.88 / 0.83) and up to u = 2 at n = 20, 22 (u = 3, double: 0.79-0.85
-//   against 0.88-0.92).
-int transposed_path_max_unselected(int num_qubits, bool stores_coalesce) {
+//   Where they scatter, the transposed path wins up to u = 3 at n = 24 (double
+//   descending 0.91 against 0.87, float 0.92 against 0.78) and up to u = 2 at
+//   n = 20, 22 (u = 3, double: 0.79-0.85 against 0.88-0.92). At u = 4, n = 24
+//   a float state's bytes read are half a double state's for the same stores.
+//   In three runs the float transposed path won descending by 0.06-0.08
+//   (0.88-0.90 against 0.81-0.83) and lost random by 0.04 (0.90-0.93 against
+//   0.94-0.97), so float takes it; a double state is level (descending
+//   0.89-0.91 against 0.90-0.92, random 0.90-0.93 against 0.91-0.95) and keeps
+//   the streaming kernel.
+int transposed_path_max_unselected(int num_qubits, bool stores_coalesce, bool single_precision) {
     if (num_qubits >= 26) return kTransposeMaxUnselected;
     if (stores_coalesce) return 0;
-    return num_qubits >= 24 ? 3 : 2;
+    if (num_qubits >= 24) return single_precision ? 4 : 3;
+    return 2;
 }
 
-bool takes_transposed_path(int num_qubits, const Qubits& qubits) {
+bool takes_transposed_path(int num_qubits, const Qubits& qubits, bool single_precision) {
     const int k = static_cast<int>(qubits.size());
     return transpose_applies(num_qubits, k) &&
-           num_qubits - k <= transposed_path_max_unselected(num_qubits, streaming_stores_coalesce(qubits));
+           num_qubits - k <=
+               transposed_path_max_unselected(num_qubits, streaming_stores_coalesce(qubits), single_precision);
 }
 
 namespace {

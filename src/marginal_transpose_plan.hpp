@@ -85,13 +85,14 @@ bool streaming_stores_coalesce(const Qubits& qubits);
 
 // The most unselected qubits (u = n - k) for which BinStationary takes the
 // transposed path on an n-qubit state, given whether the streaming kernel's
-// stores coalesce: from n = 26 on its whole range; below, fewer.
-int transposed_path_max_unselected(int num_qubits, bool stores_coalesce);
+// stores coalesce and whether the state is single precision: from n = 26 on
+// its whole range; below, fewer.
+int transposed_path_max_unselected(int num_qubits, bool stores_coalesce, bool single_precision);
 
 // BinStationary's rule: true when it runs the case on the transposed path,
-// false for the streaming one. A function of (n, qubits) alone; the
-// measurements behind it are next to its definition.
-bool takes_transposed_path(int num_qubits, const Qubits& qubits);
+// false for the streaming one. A function of (n, qubits, precision) alone;
+// the measurements behind it are next to its definition.
+bool takes_transposed_path(int num_qubits, const Qubits& qubits, bool single_precision);
 
 // The plan for this case; throws qmarg::Error when transpose_applies is false.
 // A function of (n, qubits) alone.

@@ -197,7 +197,7 @@ TEST(MarginalTransposePlan, AppliesToKAtLeastNMinus4FromTwelveQubits) {
 
 // BinStationary's rule: from n = 26 on the transposed path takes its whole
 // range; below, k = n in every order, and where the streaming stores scatter
-// up to u = 3 (n = 24) or u = 2 (smaller states).
+// up to u = 3 (n = 24; float 4) or u = 2 (smaller states).
 TEST(MarginalTransposePlan, TakesTheTransposedPathWhereItWasMeasuredFaster) {
     EXPECT_FALSE(streaming_stores_coalesce(descending(24, 24)));
     EXPECT_TRUE(streaming_stores_coalesce(ascending(0, 20)));
@@ -205,14 +205,18 @@ TEST(MarginalTransposePlan, TakesTheTransposedPathWhereItWasMeasuredFaster) {
     EXPECT_FALSE(streaming_stores_coalesce(Qubits{0, 1, 2, 3, 4, 6, 5}));
     for (int n : {12, 16, 20, 22, 24, 26, 30}) {
         SCOPED_TRACE("n = " + std::to_string(n));
-        const int scattered_max = n >= 26 ? 4 : n >= 24 ? 3 : 2;
-        const int coalesced_max = n >= 26 ? 4 : 0;
-        for (int u = 0; u <= kTransposeMaxUnselected + 1; ++u) {
-            EXPECT_EQ(takes_transposed_path(n, descending(n, n - u)), u <= scattered_max) << "u = " << u;
-            EXPECT_EQ(takes_transposed_path(n, ascending(0, n - u)), u <= coalesced_max) << "u = " << u;
+        for (bool single : {false, true}) {
+            const int scattered_max = n >= 26 ? 4 : n >= 24 ? (single ? 4 : 3) : 2;
+            const int coalesced_max = n >= 26 ? 4 : 0;
+            for (int u = 0; u <= kTransposeMaxUnselected + 1; ++u) {
+                EXPECT_EQ(takes_transposed_path(n, descending(n, n - u), single), u <= scattered_max)
+                    << "u = " << u << (single ? ", float" : ", double");
+                EXPECT_EQ(takes_transposed_path(n, ascending(0, n - u), single), u <= coalesced_max)
+                    << "u = " << u << (single ? ", float" : ", double");
+            }
         }
     }
-    EXPECT_FALSE(takes_transposed_path(11, descending(11, 11)));
+    EXPECT_FALSE(takes_transposed_path(11, descending(11, 11), false));
 }
 
 // Every block of states of 12 to 18 qubits, k = n - 4 .. n, every order kind.
