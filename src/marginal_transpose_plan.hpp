@@ -23,6 +23,7 @@
 // the kernel when nvcc reads this header.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 
 #include "qmarg/bits.hpp"
@@ -97,6 +98,14 @@ bool takes_transposed_path(int num_qubits, const Qubits& qubits, bool single_pre
 // The plan for this case; throws qmarg::Error when transpose_applies is false.
 // A function of (n, qubits) alone.
 TransposePlan make_transpose_plan(int num_qubits, const Qubits& qubits);
+
+// The transposed path itself (cuda/marginal_transpose.cu): writes the 2^k
+// bins to the device array `out`. `amps` is a device pointer. Throws
+// qmarg::Error outside transpose_applies; BinStationary calls it where
+// takes_transposed_path holds, the benchmark and the tests on its whole range.
+template <class Real>
+void marginal_probabilities_transpose(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits,
+                                      double* out);
 
 // XOR of images[i] over the set bits i < count of value.
 template <class T>

@@ -1,9 +1,12 @@
-// BinStationary's transposed path (k >= n - 3, cuda/marginal_transpose.cu) on
+// BinStationary's transposed path (k >= n - 4, cuda/marginal_transpose.cu) on
 // the GPU against the CPU reference, for float and double states: n = 12..24,
-// k = n, n - 1, n - 2, n - 3, qubits low, high, scattered, descending and in
-// random orders, each on a fresh random state, and bitwise equal on repeat.
-// The neighbours of its range (n = 11, k = n - 4) go to the other paths and
-// are checked too. Failures name the seed, n and the qubit list.
+// k = n .. n - 4, qubits low, high, scattered, descending and in random orders,
+// each on a fresh random state, and bitwise equal on repeat; once through the
+// library (which picks a path by takes_transposed_path) and once on the
+// transposed path called alone, so that its kernel for every count of
+// unselected qubits runs whatever the rule picks. The neighbours of its range
+// (n = 11, k = n - 5) go to the other paths and are checked too. Failures
+// name the seed, n and the qubit list.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -14,6 +17,7 @@
 
 #include "marginal_transpose_plan.hpp"
 #include "marginal_support.hpp"
+#include "qmarg/device_buffer.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -80,6 +84,39 @@ TYPED_TEST(MarginalTransposeTest, MatchesTheCpuReferenceAndRepeatsBitwise) {
         }
     }
 }
+
+#if defined(QMARG_TESTS_WITH_CUDA)
+// The transposed path called alone, for every count of unselected qubits u =
+// 0 .. 4: where BinStationary's rule prefers the streaming kernel (small
+// states, lists starting 0, 1, ..., 5) this is the only test of it. (A build
+// without CUDA has no such function.)
+TYPED_TEST(MarginalTransposeTest, ItsKernelForEveryUnselectedCountMatchesTheCpuReference) {
+    const std::uint64_t seed = qmarg_test::fresh_seed();
+    std::mt19937_64 rng(seed);
+    for (int n : {12, 13, 17, 20}) {
+        const std::uint64_t state_seed = rng();
+        StateVector<TypeParam> gpu(n, Device::Gpu);
+        gpu.set_random_state(state_seed);
+        const StateVector<TypeParam> cpu = gpu.to(Device::Cpu);
+        for (int k = n; k >= n - qmarg::gpu::kTransposeMaxUnselected; --k) {
+            for (const char* name : {"low", "high", "scattered", "descending", "random"}) {
+                const Qubits qubits = layout(name, n, k, rng);
+                SCOPED_TRACE("random seed " + std::to_string(seed) + ", n = " + std::to_string(n) + ", " +
+                             qmarg_test::describe(qubits) + ", transposed path alone");
+                qmarg::DeviceBuffer<double> out(std::size_t{1} << k);
+                qmarg::gpu::marginal_probabilities_transpose(gpu.data(), n, qubits, out.data());
+                const std::vector<double> first = out.to_host();
+                expect_bins_near<TypeParam>(first, qmarg::marginal_probabilities(cpu, qubits));
+                qmarg::gpu::marginal_probabilities_transpose(gpu.data(), n, qubits, out.data());
+                const std::vector<double> again = out.to_host();
+                EXPECT_EQ(0, std::memcmp(first.data(), again.data(), first.size() * sizeof(double)))
+                    << "not bitwise equal on repeat";
+                if (this->HasFatalFailure()) return;
+            }
+        }
+    }
+}
+#endif
 
 // Just outside the path's range, the other paths answer: n = 11 (the small-state
 // kernel) and k = n - 5 (the streaming engine).
