@@ -23,7 +23,7 @@
 // "conditional/.../k:K/condition:high|low" a conditional marginal given two
 // qubits (GB/s of the quarter of the state it reads); both checked first.
 //
-// k close to n: "near_n/.../k:K/LAYOUT/PATH" for k = n, n-1, n-2, n-3 (low,
+// k close to n: "near_n/.../k:K/LAYOUT/PATH" for k = n .. n-4 (low,
 // scattered, descending, random), BinStationary and its streaming and
 // transposed paths apart, with "roofline_ratio_io" counting the output bytes
 // written as well as the state bytes read (see near_n_cell).
@@ -544,12 +544,12 @@ void conditional_cell(benchmark::State& st, int n, int k, bool high) {
 }
 
 // k close to n ("near_n/.../k:K/LAYOUT/PATH"): the output, 8 x 2^k bytes, is
-// 1/16 to 1/2 of a double state's bytes (1/8 to all of a float state's), so
+// 1/32 to 1/2 of a double state's bytes (1/16 to all of a float state's), so
 // besides the usual counters "roofline_ratio_io" counts the bytes read plus
 // the bytes written: (state bytes + 8 x 2^k) / time over the read roofline's
 // GB/s. PATH is BinStationary as the library runs it, or one of its two paths
 // called alone: "streaming" (the engine's lanes write their own bins) and
-// "transposed" (tiles staged in shared memory, k >= n - 3 only); see
+// "transposed" (tiles staged in shared memory, k >= n - 4 only); see
 // cuda/marginal_transpose.cu. Checked first against the CPU reference for
 // n <= 24, otherwise against GlobalAtomic (which adds a bin's few amplitudes
 // in another order); the reference of the last case is kept for the next path.

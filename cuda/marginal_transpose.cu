@@ -1,6 +1,8 @@
 // The transposed path of MarginalStrategy::BinStationary: marginals of
-// k >= n - 3 qubits (transpose_applies), where the output is 1/8 to all of the
-// amplitudes' count and the way it is written decides the speed.
+// k >= n - 4 qubits (transpose_applies), where the output is 1/16 to all of
+// the amplitudes' count and the way it is written decides the speed.
+// BinStationary takes it where takes_transposed_path says so
+// (src/marginal_transpose_plan.cpp has the rule and its measurements).
 //
 // The streaming engine (cuda/marginal_bin_stationary.cu) gives each lane the
 // bins of its own amplitudes; with few unselected bits the lane bits map to

@@ -24,24 +24,23 @@ bool streaming_stores_coalesce(const Qubits& qubits) {
     return true;
 }
 
-// Measured on an H100 (ratio to the read roofline counting the output bytes,
-// the streaming and transposed paths called alone in one run,
-// bench/marginal_bench near_n cells, k = n .. n - 4, four orders):
-// - k = n: the transposed path wins or is level in every order and at every n
-//   (float n = 24..28 0.97-1.01 against 0.77-0.90 where the streaming stores
-//   coalesce, 0.19-0.37 where they scatter).
-// - n = 26, 28: the transposed path is level or ahead everywhere: 0.93-0.99,
-//   against 0.74-0.93 where the streaming stores scatter (k = n - 4,
-//   descending: float 0.74, double 0.85) and 0.92-0.97 where they coalesce.
+// Measured on an H100, the two paths called alone side by side
+// (bench/marginal_bench near_n cells, ratio to the read roofline counting the
+// output bytes; docs/marginal_engine.md has the table):
+// - k = n: the transposed path wins in every order and at every n (float
+//   0.97-1.00 against 0.76-0.89 where the streaming stores coalesce; 0.92-1.00
+//   against 0.10-0.91 descending or random).
+// - n = 26, 28: it is level or ahead everywhere (k = n - 4 descending: float
+//   0.94-0.96 against 0.75-0.86, double 0.93-0.94 against 0.85-0.90).
 // - n <= 24 (at most 4096 tiles, about five per block slot of an H100, so the
-//   last partial round of tiles costs a few percent): the streaming kernel's
+//   last partial round of tiles costs a few percent), the streaming kernel's
 //   scattered stores cost more the larger the output, i.e. the fewer the
 //   unselected qubits u. Where they coalesce it wins at every u >= 1 (n = 24:
-//   float 0.95-0.99 against 0.89-0.96, double 0.94-0.98 against 0.91-0.95).
-//   Where they scatter, the transposed path wins up to u = 3 at n = 24 (double
-//   descending 0.91 against 0.87, float 0.92 against 0.78) and up to u = 2 at
-//   n = 20, 22 (u = 3, double: 0.79-0.85 against 0.88-0.92). At u = 4, n = 24
-//   a float state's bytes read are half a double state's for the same stores.
+//   0.94-1.01 against 0.89-0.98). Where they scatter, the transposed path wins
+//   up to u = 3 at n = 24 (descending: double 0.91 against 0.87-0.89, float
+//   0.91-0.92 against 0.78-0.84) and up to u = 2 at n = 20, 22 (u = 3, double:
+//   0.75-0.86 against 0.88-0.95). At u = 4, n = 24 a float state's bytes
+//   read are half a double state's for the same stores.
 //   In three runs the float transposed path won descending by 0.06-0.08
 //   (0.88-0.90 against 0.81-0.83) and lost random by 0.04 (0.90-0.93 against
 //   0.94-0.97), so float takes it; a double state is level (descending

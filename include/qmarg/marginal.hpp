@@ -101,12 +101,13 @@ enum class MarginalStrategy {
     // When it wins: everywhere measured so far. On an H100 (n = 30, double) it
     // reads at 95 to 100% of a plain read of the state for every k <= 20 on
     // low, high, scattered and descending qubits, where the seed strategies
-    // reach 0.3 to 77%. For k >= n - 3 (n >= 12), where the output is 1/8 to all
-    // of the amplitudes' count, it stages tiles of 2^12 probabilities in
-    // shared memory and writes the bins in contiguous runs, in any qubit order
-    // but one that starts 0, 1, ..., 5 (which it already writes in runs)
-    // (cuda/marginal_transpose.cu): 0.85 to 0.97 of the roofline counting the
-    // output bytes (double, n = 26..30), where it reached 0.09 to 0.79 before.
+    // reach 0.3 to 77%. For k >= n - 4 (n >= 12), where the output is 1/16 to
+    // all of the amplitudes' count, it stages tiles of 2^12 probabilities in
+    // shared memory and writes the bins in contiguous runs
+    // (cuda/marginal_transpose.cu), except where its measured rule leaves a
+    // small state to the streaming kernel: 0.89 to 1.0 of the roofline
+    // counting the output bytes (n = 24..30, both precisions), where it
+    // reached 0.09 to 0.79 before.
     //
     // Limits: none beyond the output; it runs every k from 1 to n. Temporary
     // memory (at most 2^n / 64 bytes of partial rows) only when a segment is split.
