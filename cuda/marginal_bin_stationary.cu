@@ -1,6 +1,7 @@
 // The bin-stationary marginal engine (MarginalStrategy::BinStationary), its
-// streaming path. For k >= n - 3 marginal_probabilities_bin_stationary hands
-// the case to the transposed path (cuda/marginal_transpose.cu) instead.
+// streaming path. For k >= n - 4, where takes_transposed_path says so,
+// marginal_probabilities_bin_stationary hands the case to the transposed path
+// (cuda/marginal_transpose.cu) instead.
 //
 // Each thread walks amplitudes along index bits that are NOT selected, so the
 // bin it adds into never changes while it streams: it accumulates in two

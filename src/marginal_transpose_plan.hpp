@@ -1,5 +1,5 @@
 // The index mapping of the transposed marginal path of BinStationary
-// (cuda/marginal_transpose.cu), for marginals of k >= n - 3 qubits.
+// (cuda/marginal_transpose.cu), for marginals of k >= n - 4 qubits.
 //
 // With u = n - k unselected bits the marginal is a bit permutation of |a|^2
 // followed by sums over 2^u values; in any order of the qubits but ascending,

@@ -387,7 +387,9 @@ namespace {
 // floating-point atomics, and a launch shape fixed by (n, qubits). Checked on
 // the shapes that take each of its paths: the small-state kernel (n < 12),
 // direct writes, one and several levels of partial rows, and the transposed
-// path (k >= n - 3; tests/marginal_transpose_test.cpp checks it further).
+// path (k = n - 1 and n in random orders, at n = 12, 16 and 22, where
+// takes_transposed_path picks it; tests/marginal_transpose_test.cpp checks it
+// further).
 TYPED_TEST(MarginalStrategiesTest, BinStationaryIsBitwiseRepeatable) {
     const std::uint64_t seed = fresh_seed();
     SCOPED_TRACE("random seed " + std::to_string(seed));
