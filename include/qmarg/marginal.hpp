@@ -112,8 +112,9 @@ enum class MarginalStrategy {
     // Limits: none beyond the output; it runs every k from 1 to n. Temporary
     // memory (at most 2^n / 64 bytes of partial rows) only when a segment is split.
     // Deterministic: no floating-point atomics, and the launch shape (and with it
-    // the order of every addition) depends only on n and the qubit list, so
-    // repeated calls give bitwise-identical results, on any GPU.
+    // the order of every addition) depends only on n, the qubit list and the
+    // state's precision, so repeated calls give bitwise-identical results, on
+    // any GPU.
     BinStationary,
 };
 
@@ -127,8 +128,8 @@ struct MarginalOptions {
     // give bitwise-identical results on every call, in every process, on any
     // GPU, whatever else runs on it. It holds because the deterministic paths
     // use no floating-point atomics and their launch shape, and with it the
-    // order of every addition, is a function of (n, qubits) alone: nothing
-    // depends on the device, timing or which block finishes first. The CPU
+    // order of every addition, is a function of (n, qubits, precision) alone:
+    // nothing depends on the device, timing or which block finishes first. The CPU
     // backend always gives this guarantee on its own (fixed chunks summed in
     // a fixed order, whatever the number of threads); CPU and GPU results
     // differ from each other by rounding.
