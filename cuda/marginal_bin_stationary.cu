@@ -27,8 +27,9 @@
 // kernel instead (last block of a group adds them, found with an integer
 // ticket) was tried and measured slower: its serial tail and the shared memory
 // it needs cost more than the launches. There are no floating-point atomics,
-// and the launch shape is a function of (n, qubits, precision) alone, so
-// results are bitwise identical on every run and every GPU.
+// and the launch shape is a function of (n, qubits, precision) alone (the
+// precision through takes_transposed_path's rule), so results are bitwise
+// identical on every run and every GPU.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -308,24 +309,12 @@ __global__ void small_state_kernel(const Real* amps, int n, const __grid_constan
 
 constexpr int kMinQubits = kIdentityBits + 3;
 // tau, the tasks per block: 2^(n - 9 - 12) for large n (about 4096 blocks),
-// and at least 64 KiB read per block: 2^3 tasks of a double state's 32-byte
-// loads, 2^4 of a float state's 16-byte ones. A function of (n, precision)
-// alone: the summation order must not depend on the GPU the code runs on.
-// Measured on an H100 against 2^13 blocks / at least 2^2 tasks: equal at
-// n = 30, 2-10 points better at n = 22-26 (less per-block overhead). The
-// float floor, against 2^3 tasks (32 KiB), the two alternating, two runs,
-// k = 1, 2, 5, 8, 10, 16, 20 in five layouts: mean n = 22 0.715 -> 0.744,
-// n = 24 0.848 -> 0.865, n = 26 (tau 2^5 either way) level; the same floor
-// for a double state (128 KiB) lost at n = 24, 0.945 -> 0.919.
+// at least 2^3. A function of n alone: the summation order must not depend on
+// the GPU the code runs on. Measured on an H100 against 2^13 blocks / at least
+// 2^2 tasks: equal at n = 30, 2-10 points better at n = 22-26 (less per-block
+// overhead).
 constexpr int kLogTargetBlocks = 12;
-constexpr std::uint64_t kMinBlockBytes = 64 * 1024;
-template <class Real>
-constexpr int log_min_tasks() {
-    int log = 0;
-    while ((std::uint64_t{kThreads} * sizeof(AmpPair<Real>) << log) < kMinBlockBytes) ++log;
-    return log;
-}
-static_assert(log_min_tasks<double>() == 3 && log_min_tasks<float>() == 4, "64 KiB per block");
+constexpr int kLogMinTasks = 3;
 // The cap on the parts of a segment, 2^(n - k - kLogPartialShare). Measured on
 // an H100 (ratio of the call to the read roofline, caps 2^(n-k-4) .. 2^(n-k-7)
 // alternating in one process): 7 is best or level in almost every cell, and
@@ -346,7 +335,7 @@ struct Launch {
     std::uint64_t blocks;
 };
 
-Launch make_plan(int n, const Qubits& qubits, int log_min_tasks) {
+Launch make_plan(int n, const Qubits& qubits) {
     const int k = static_cast<int>(qubits.size());
     std::vector<std::uint64_t> bin_of(n, 0);  // bin bit contributed by each index bit
     for (int j = 0; j < k; ++j) bin_of[qubits[j]] = std::uint64_t{1} << j;
@@ -413,7 +402,7 @@ Launch make_plan(int n, const Qubits& qubits, int log_min_tasks) {
     }
 
     const int task_bits = n - kIdentityBits;  // = inner_bits + outer_bits
-    const int log_tau = std::max(log_min_tasks, task_bits - kLogTargetBlocks);
+    const int log_tau = std::max(kLogMinTasks, task_bits - kLogTargetBlocks);
     if (plan.inner_bits >= log_tau) {
         // Long segments: cut each into P parts of about tau tasks. The partial
         // rows are written and read once more (2 x P x 2^k x 8 bytes): P is
@@ -438,12 +427,9 @@ Launch make_plan(int n, const Qubits& qubits, int log_min_tasks) {
 // and sits on the critical path of every call, before the first launch; a
 // caller that asks for the same marginals again (a benchmark, a sampler, the
 // same observable after every circuit layer) finds them here. A plan is a
-// function of (n, qubits, precision) alone, so it holds on every device; each
-// precision has its own cache.
+// function of (n, qubits) alone, so it holds on every device.
 class PlanCache {
 public:
-    explicit PlanCache(int log_min_tasks) : log_min_tasks_(log_min_tasks) {}
-
     Launch get(int n, const Qubits& qubits) {
         std::lock_guard<std::mutex> lock(mutex_);
         for (const Entry& entry : entries_) {
@@ -451,7 +437,7 @@ public:
         }
         Entry& entry = entries_[next_];
         next_ = (next_ + 1) % entries_.size();
-        entry.launch = make_plan(n, qubits, log_min_tasks_);
+        entry.launch = make_plan(n, qubits);
         entry.qubits = qubits;
         entry.n = n;
         return entry.launch;
@@ -463,15 +449,13 @@ private:
         Qubits qubits;
         Launch launch{};
     };
-    const int log_min_tasks_;
     std::mutex mutex_;
     std::array<Entry, 16> entries_;
     std::size_t next_ = 0;  // the entry replaced next: the oldest
 };
 
-template <class Real>
 Launch cached_plan(int n, const Qubits& qubits) {
-    static PlanCache cache(log_min_tasks<Real>());
+    static PlanCache cache;
     return cache.get(n, qubits);
 }
 
@@ -616,7 +600,7 @@ void marginal_probabilities_bin_stationary_streaming(const std::complex<Real>* a
         QMARG_CHECK_LAUNCH(small_state_kernel);
         return;
     }
-    run_streaming<Real>(reinterpret_cast<const AmpPair<Real>*>(amps), num_qubits, cached_plan<Real>(num_qubits, qubits), out);
+    run_streaming<Real>(reinterpret_cast<const AmpPair<Real>*>(amps), num_qubits, cached_plan(num_qubits, qubits), out);
 }
 
 
