@@ -40,8 +40,8 @@ bool streaming_stores_coalesce(const Qubits& qubits) {
 //   up to u = 3 at n = 24 (descending: double 0.91 against 0.87-0.89, float
 //   0.91-0.92 against 0.78-0.84) and up to u = 2 at n = 20, 22 (u = 3, double:
 //   0.75-0.86 against 0.88-0.95). At u = 4, n = 24 a float state's bytes
-//   read are half a double state's for the same stores.
-//   In three runs the float transposed path won descending by 0.06-0.08
+//   read are half a double state's for the same stores. In three runs the
+//   float transposed path won descending by 0.06-0.08
 //   (0.88-0.90 against 0.81-0.83) and lost random by 0.04 (0.90-0.93 against
 //   0.94-0.97), so float takes it; a double state is level (descending
 //   0.89-0.91 against 0.90-0.92, random 0.90-0.93 against 0.91-0.95) and keeps
