@@ -24,8 +24,9 @@
 //                           [--tensor_cores=0] [benchmark flags]
 // (0 skips a precision). --tensor_cores=1 runs every gate on k >= 4 targets
 // on the tensor-core kernel, whatever the rule of cuda/apply_matrix.cuh picks
-// (the run that checks the rule; labels say "path mma (forced)"). States must be far larger than L2 for the numbers to
-// mean memory bandwidth; the defaults are 16 GiB and 2 GiB.
+// (the run that checks the rule; labels say "path mma (forced)"). States must
+// be far larger than L2 for the numbers to mean memory bandwidth; the
+// defaults are 16 GiB and 2 GiB.
 #include <benchmark/benchmark.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>

@@ -145,8 +145,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
 // and 32-deep chunks 32.6. At k = 9 two blocks with 32 columns gave 34.4,
 // four with 32-deep chunks 33.3, against 34.8 for one block, so k = 9 stays
 // on the one-block kernel.
-template <int K>
-using MmaClusterShape = MmaShapeOf<K, 4, 2, kDmmaDepth, 2, 1, false, 4>;
+using MmaClusterShape = MmaShapeOf<10, 4, 2, kDmmaDepth, 2, 1, false, 4>;
 
 // The launch configuration of the cluster kernel for shape S, with a grid of
 // `clusters` clusters; `attribute` must outlive it.
@@ -202,7 +201,7 @@ bool apply_matrix_mma_on_clusters(std::complex<Real>* amps, const GateQubits& ga
         throw Error("apply_matrix_mma_on_clusters: " + std::to_string(gate.num_targets) +
                     " targets; this kernel takes 10");
     }
-    using S = MmaClusterShape<10>;
+    using S = MmaClusterShape;
     const int clusters = resident_mma_clusters<S, Real>();
     if (clusters < 1) return false;
     launch_mma_clusters<S, Real>(amps, gate, matrix, clusters);

@@ -247,6 +247,10 @@ constexpr std::uint64_t kTreeSerialRows = 8;
 
 // The bins of a tree block's tile: 32, or all of them when there are fewer.
 __host__ __device__ constexpr std::uint64_t tree_tile_bins(std::uint64_t bins) { return bins < 32 ? bins : 32; }
+// S, the slices of a tree block, and the rows one level adds when every
+// thread adds kTreeSerialRows of them (8 S, a power of two).
+__host__ __device__ constexpr std::uint64_t tree_slices(std::uint64_t bins) { return kTreeThreads / tree_tile_bins(bins); }
+constexpr std::uint64_t tree_level_rows(std::uint64_t bins) { return kTreeSerialRows * tree_slices(bins); }
 
 // kFullChain: every thread adds exactly kTreeSerialRows rows, and issues
 // their loads before the first addition (the same additions in the same
@@ -261,7 +265,7 @@ __global__ void __launch_bounds__(kTreeThreads) sum_rows_tree_kernel(const doubl
     launch_dependents();
     wait_for_previous_kernel();
     const unsigned tile_bins = static_cast<unsigned>(tree_tile_bins(bins));
-    const unsigned slices = kTreeThreads / tile_bins;
+    const unsigned slices = static_cast<unsigned>(tree_slices(bins));
     const unsigned b = threadIdx.x % tile_bins;
     const unsigned slice = threadIdx.x / tile_bins;
     const std::uint64_t tiles = bins / tile_bins;
@@ -481,7 +485,7 @@ std::vector<Level> second_pass_levels(int log_parts, std::uint64_t bins) {
     std::vector<Level> levels;
     if (log_parts == 0) return levels;
     if (log_parts <= kLogShortRows) return {Level{1, false}};
-    const std::uint64_t tree_rows = kTreeSerialRows * (kTreeThreads / tree_tile_bins(bins));  // a power of two
+    const std::uint64_t tree_rows = tree_level_rows(bins);
     int log_tree_rows = 0;
     while ((tree_rows >> log_tree_rows) > 1) ++log_tree_rows;
     const int count = (log_parts + log_tree_rows - 1) / log_tree_rows;
@@ -535,7 +539,7 @@ void run_plan(const AmpPair<Real>* amps2, const Launch& launch, double* out) {
         const std::uint64_t per_group = rows / level.groups;
         if (level.tree) {
             config.gridDim = dim3(static_cast<unsigned>(level.groups * (bins / tree_tile_bins(bins))));
-            const bool full_chain = per_group == kTreeSerialRows * (kTreeThreads / tree_tile_bins(bins));
+            const bool full_chain = per_group == tree_level_rows(bins);
             QMARG_CUDA_CHECK(cudaLaunchKernelEx(&config,
                                                 full_chain ? sum_rows_tree_kernel<true> : sum_rows_tree_kernel<false>,
                                                 in, bins, per_group, level_out));

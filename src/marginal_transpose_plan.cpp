@@ -24,6 +24,12 @@ bool streaming_stores_coalesce(const Qubits& qubits) {
     return true;
 }
 
+namespace {
+
+// The most unselected qubits (u = n - k) for which BinStationary takes the
+// transposed path, given whether the streaming kernel's stores coalesce and
+// whether the state is single precision.
+//
 // Measured on an H100, the two paths called alone side by side
 // (bench/marginal_bench near_n cells, ratio to the read roofline counting the
 // output bytes; docs/marginal_engine.md has the table):
@@ -52,6 +58,8 @@ int transposed_path_max_unselected(int num_qubits, bool stores_coalesce, bool si
     if (num_qubits >= 24) return single_precision ? 4 : 3;
     return 2;
 }
+
+}  // namespace
 
 bool takes_transposed_path(int num_qubits, const Qubits& qubits, bool single_precision) {
     const int k = static_cast<int>(qubits.size());

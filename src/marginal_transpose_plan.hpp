@@ -84,12 +84,6 @@ bool transpose_applies(int num_qubits, int k);
 constexpr int kStreamingStorePrefix = 6;
 bool streaming_stores_coalesce(const Qubits& qubits);
 
-// The most unselected qubits (u = n - k) for which BinStationary takes the
-// transposed path on an n-qubit state, given whether the streaming kernel's
-// stores coalesce and whether the state is single precision: from n = 26 on
-// its whole range; below, fewer.
-int transposed_path_max_unselected(int num_qubits, bool stores_coalesce, bool single_precision);
-
 // BinStationary's rule: true when it runs the case on the transposed path,
 // false for the streaming one. A function of (n, qubits, precision) alone;
 // the measurements behind it are next to its definition.
