@@ -47,17 +47,19 @@
 // more are the next step there; at k = 9, 10 the matrix stream. Wider
 // cluster tiles (64 columns at k = 8, 9, 10) were no faster.
 //
-// Complex arithmetic as four real products on interleaved data: a warp loads
-// each fragment element as one double2 (re, im) from shared memory, and
-//   Yre += Mre Xre + Mim (-Xim),  Yim += Mre Xim + Mim Xre,
-// with the sign flip done on the B fragment in registers. No Gauss trick: it
+// Complex arithmetic in the real form (multiply_chunk in
+// apply_matrix_mma_common.cuh): a DMMA's k index runs over the real and
+// imaginary parts of 4 rows of X, so a lane's B fragment is one amplitude as
+// loaded; its A fragment holds [Re M | -Im M] of the warp's rows g and g + 8
+// (two 16-byte units of a stage laid out for it), and the same A fragment
+// times the amplitude swapped (Im X, -Re X) gives Im Y. No Gauss trick: it
 // saves a quarter of the products but loses accuracy on matrices whose real
 // and imaginary parts differ much in size.
 //
 // Warp layout: the block's 8 warps form kWarpRows x kWarpCols; a warp owns 16
-// rows (one DMMA's M) of the pass and kTileCols * 8 columns, so it keeps
-// kTileCols accumulator pairs (re, im: 8 doubles each) and reuses each A
-// fragment kTileCols times.
+// rows of the pass and kTileCols * 8 columns, so it keeps kTileCols
+// accumulator pairs (Re Y, Im Y: 4 doubles each) and reuses each A fragment
+// 2 kTileCols times.
 //
 // Shared-memory invariants of the one-block kernel (`xs`, `ms`, both double2;
 // the producer-warp and cluster kernels state theirs in their files):
@@ -67,14 +69,17 @@
 //     barrier (B) of the step after the tile's last pass multiplied it (or
 //     the tile's end). Between those barriers nothing writes those rows.
 //     kXStride = D + 4 makes a B-fragment load (lanes g, t read column g, row
-//     t + 4i) hit 8 different 16-byte bank groups per quarter warp.
-//   ms[s][r * kMStride + kk] = M[pass * kPassRows + r][kc + kk] for the chunk
-//     (pass, kc) that stage s holds, from barrier (B) of its step until the
-//     barrier (B) of the step after the next copy into s is issued. kMStride =
-//     kChunk + 4 makes an A-fragment load (row g, column 4j + t) conflict-free.
-//   acc_re/acc_im[j] hold rows pass * kPassRows + 16 * warp_row + {g, g + 8},
-//     columns col0 + 8 * j + {2t, 2t + 1} of Y, summed over the chunks of the
-//     pass so far; written to global memory after the pass's last chunk.
+//     4d + t) hit 8 different 16-byte bank groups per quarter warp.
+//   ms[s] holds the image of the step whose chunk (pass, kc) stage s holds
+//     (make_matrix_images in apply_matrix_mma_common.cuh: rows in pairs g, g
+//     + 8, a pair's Re M units then its -Im M units), from barrier (B) of its
+//     step until the barrier (B) of the step after the next copy into s is
+//     issued. kPairStride = 2 kChunk + 4 units makes an A-fragment load (pairs
+//     g, units 4d + t) hit 8 different 16-byte bank groups per quarter warp.
+//   acc[j] holds rows pass * kPassRows + warp_row0 + {g, g + 8}, columns
+//     col0 + 8 * j + {2t, 2t + 1} of Y (MmaAccumulators), summed over the
+//     chunks of the pass so far; written to global memory after the pass's
+//     last chunk.
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -91,13 +96,13 @@ namespace {
 // block's global loads and stores overlap another's products); H100: 227 KiB
 // per block, 228 KiB per multiprocessor.
 //   k   columns  pass rows  chunk  stages  shared   blocks/SM  matrix L2 bytes/flop
-//   4     128       16        16     2      51 KiB     2        1/64
-//   5      64       32        16     2      57 KiB     2        1/32
-//   6      64       32        16     2      90 KiB     2        1/32
-//   7      32       64        16     2     108 KiB     2        1/16
-//   8      32       64        32     2     207 KiB     1        1/16
-//   9      16      128        16     2     212 KiB     1        1/8
-//  10       8      128        16     2     212 KiB     1        1/4
+//   4     128       16        16     2      49 KiB     2        1/64
+//   5      64       32        16     2      54 KiB     2        1/32
+//   6      64       32        16     2      86 KiB     2        1/32
+//   7      32       64        16     2     102 KiB     2        1/16
+//   8      32       64        32     2     198 KiB     1        1/16
+//   9      16      128        16     2     201 KiB     1        1/8
+//  10       8      128        16     2     201 KiB     1        1/4
 //      (k = 10 runs on clusters on sm_90: apply_matrix_mma_cluster.cu)
 // Chunks of 32 halve the barriers per product; they pay where one block has
 // the multiprocessor to itself (k = 8: 36.4 -> 40.5 TFLOP/s on low targets,
@@ -106,14 +111,13 @@ namespace {
 template <int K>
 using MmaShape = MmaShapeOf<K, K <= 4 ? 1 : K <= 6 ? 2 : K <= 8 ? 4 : 8, K == 10 ? 1 : 2, K == 8 ? 32 : kDmmaDepth,
                             2, K <= 7 ? 2 : 1, (K >= 6)>;
-// ptxas -v (CUDA 13, sm_90): 128 registers at k = 4..7 (the cap two blocks
-// per multiprocessor impose) with 32 to 52 bytes of spill loads in double and
-// 40 to 112 in float, 162 to 170 at k = 8, 9 and 140 at k = 10, no spills
-// there.
+// ptxas -v (CUDA 13, sm_90): 108 to 128 registers at k = 4..7, 9, 10 and
+// 144 to 146 at k = 8, no spills (the former split real and imaginary
+// fragments needed 128 with spills at k = 4..7 and 162 to 170 at k = 8, 9).
 
 template <class S, class Real>
 __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
-    apply_matrix_mma_kernel(DeviceComplex<Real>* amps, const double2* __restrict__ matrix,
+    apply_matrix_mma_kernel(DeviceComplex<Real>* amps, const double2* __restrict__ images,
                             const __grid_constant__ TileLayout layout) {
     static_assert(S::kCluster == 1, "apply_matrix_mma_cluster_kernel runs the cluster shapes");
     extern __shared__ __align__(16) unsigned char shared_bytes[];
@@ -139,10 +143,10 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     Index base = tile_base(layout, tile);
     stage_x_tile<S, Real>(xs, amps, base, x, x_offsets, x_cells, chunk_offset);
     if (columns < S::kColumns) zero_missing_columns<S>(xs, columns);
-    copy_first_matrix_chunks<S>(ms, matrix, 0);
+    copy_first_matrix_chunks<S>(ms, images);
 
-    double acc_re[S::kTileCols][4], acc_im[S::kTileCols][4];
-    clear_accumulators<S>(acc_re, acc_im);
+    MmaAccumulators<S> acc;
+    clear_accumulators<S>(acc);
 
     int stage_read = 0;
     for (bool first = true; tile < layout.num_tiles; tile += stride, first = false) {
@@ -163,7 +167,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
                 const int ahead = q + S::kStages - 1;
                 const int stage_write = stage_read == 0 ? S::kStages - 1 : stage_read - 1;
                 if (ahead < S::kSteps || has_next) {
-                    copy_matrix_chunk<S>(ms, matrix, 0, ahead < S::kSteps ? ahead : ahead - S::kSteps, stage_write);
+                    copy_matrix_chunk<S>(ms, images, ahead < S::kSteps ? ahead : ahead - S::kSteps, stage_write);
                 }
             }
             if constexpr (S::kPrefetchX) {
@@ -190,8 +194,8 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
             __pipeline_commit();  // possibly empty: keeps one group per step for the count above
 
             const int kc = (q % S::kChunksPerPass) * S::kChunk;
-            multiply_chunk<S, S::kXStride>(acc_re, acc_im,
-                                           ms + stage_read * S::kStageEntries + (warp_row0 + g) * S::kMStride + t, xs,
+            multiply_chunk<S, S::kXStride>(acc,
+                                           ms + stage_read * S::kStageEntries + (warp_row0 / 2 + g) * S::kPairStride + t, xs,
                                            col0 + g, kc + t);
             stage_read = stage_read == S::kStages - 1 ? 0 : stage_read + 1;
 
@@ -201,7 +205,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
                 // X visible, so the whole X tile was read from global memory
                 // before any of it is overwritten here.
                 store_pass<S, Real>(amps, layout, base, (q / S::kChunksPerPass) * S::kPassRows, lane_row_offset,
-                                    col_offset, acc_re, acc_im);
+                                    col_offset, acc);
             }
         }
         base = next_base;
@@ -216,8 +220,8 @@ void launch_mma_blocks(std::complex<Real>* amps, const GateQubits& gate, const M
     allow_shared_memory(kernel, S::kSharedBytes,
                         ("the tensor-core kernel for " + std::to_string(S::kK) + " targets").c_str());
     const unsigned blocks = resident_grid(kernel, kMmaThreads, S::kSharedBytes, layout.num_tiles);
-    const DeviceArray<double2> device_matrix = device_matrix_of(matrix);
-    kernel<<<blocks, kMmaThreads, S::kSharedBytes>>>(as_device(amps), device_matrix.data(), layout);
+    const DeviceArray<double2> images = matrix_images<S>(matrix);
+    kernel<<<blocks, kMmaThreads, S::kSharedBytes>>>(as_device(amps), images.data(), layout);
     QMARG_CHECK_LAUNCH(apply_matrix_mma_kernel);
 }
 

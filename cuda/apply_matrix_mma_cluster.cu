@@ -28,7 +28,7 @@ namespace {
 // staged itself, after (C1), so the in-place update stays safe.
 template <class S, class Real>
 __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
-    apply_matrix_mma_cluster_kernel(DeviceComplex<Real>* amps, const double2* __restrict__ matrix,
+    apply_matrix_mma_cluster_kernel(DeviceComplex<Real>* amps, const double2* __restrict__ all_images,
                                     const __grid_constant__ TileLayout layout) {
     static_assert(S::kCluster > 1 && !S::kPrefetchX, "a cluster shape");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -42,6 +42,8 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     const int columns = 1 << layout.num_free;  // kColumns, fewer only for small states
     const int rank = static_cast<int>(cluster.block_rank());
     const int row0 = rank * S::kRows;
+    // This block's rows of the matrix stream (make_matrix_images).
+    const double2* images = all_images + static_cast<std::size_t>(rank) * S::kSteps * S::kStageEntries;
 
     const XStaging x = make_x_staging<S>(layout, row0, x_offsets, x_cells, chunk_offset);
     Index col_offset[S::kTileCols][2];
@@ -73,11 +75,11 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     // tiles as in the one-block kernel.
     const Index clusters = gridDim.x / S::kCluster;
     Index tile = blockIdx.x / S::kCluster;  // the grid never has more clusters than tiles
-    copy_first_matrix_chunks<S>(ms, matrix, row0);
+    copy_first_matrix_chunks<S>(ms, images);
     __syncthreads();  // the staging tables are complete before any thread reads them
 
-    double acc_re[S::kTileCols][4], acc_im[S::kTileCols][4];
-    clear_accumulators<S>(acc_re, acc_im);
+    MmaAccumulators<S> acc;
+    clear_accumulators<S>(acc);
 
     int stage_read = 0;
     for (; tile < layout.num_tiles; tile += clusters) {
@@ -103,22 +105,21 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
                 const int ahead = q + S::kStages - 1;
                 const int stage_write = stage_read == 0 ? S::kStages - 1 : stage_read - 1;
                 if (ahead < S::kSteps || has_next) {
-                    copy_matrix_chunk<S>(ms, matrix, row0, ahead < S::kSteps ? ahead : ahead - S::kSteps,
-                                         stage_write);
+                    copy_matrix_chunk<S>(ms, images, ahead < S::kSteps ? ahead : ahead - S::kSteps, stage_write);
                 }
             }
             __pipeline_commit();
             if (q + 1 < S::kSteps) put_chunk((q + 1) & 1, v);
             if (q + 2 < S::kSteps) fetch_chunk(q + 2, v);
 
-            multiply_chunk<S, S::kBStride>(acc_re, acc_im,
-                                           ms + stage_read * S::kStageEntries + (warp_row0 + g) * S::kMStride + t,
+            multiply_chunk<S, S::kBStride>(acc,
+                                           ms + stage_read * S::kStageEntries + (warp_row0 / 2 + g) * S::kPairStride + t,
                                            xb + (q & 1) * S::kColumns * S::kBStride, col0 + g, t);
             stage_read = stage_read == S::kStages - 1 ? 0 : stage_read + 1;
 
             if (q % S::kChunksPerPass == S::kChunksPerPass - 1) {
                 store_pass<S, Real>(amps, layout, base, row0 + (q / S::kChunksPerPass) * S::kPassRows,
-                                    lane_row_offset, col_offset, acc_re, acc_im);
+                                    lane_row_offset, col_offset, acc);
             }
         }
         cluster.sync();  // (C2)
@@ -128,7 +129,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     // The dispatch runs this kernel only on sm_90 and later; the trap makes
     // a wrong dispatch loud, not silent.
     (void)amps;
-    (void)matrix;
+    (void)all_images;
     __trap();
 #endif
 }
@@ -137,7 +138,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
 // each holds 256 rows of X (133 KiB), and the matrix's L2 traffic is 1/16
 // byte per flop, as at k = 8, instead of 1/4.
 //   k   cluster  columns  pass rows  chunk  stages  shared
-//  10      4        32        64       16     2     194 KiB
+//  10      4        32        64       16     2     186 KiB
 // Measured on an H100 (double, n = 30, TFLOP/s, against the one-block
 // kernel): k = 10 20.9 -> 34.1 (low targets), 20.8 -> 33.4 (high). The
 // chunk of X from a peer is read two steps ahead; reading it one step ahead
@@ -187,9 +188,9 @@ void launch_mma_clusters(std::complex<Real>* amps, const GateQubits& gate, const
     cudaLaunchAttribute attribute;
     const cudaLaunchConfig_t config =
         cluster_launch_config<S>(attribute, std::min<Index>(layout.num_tiles, resident_clusters));
-    const DeviceArray<double2> device_matrix = device_matrix_of(matrix);
+    const DeviceArray<double2> images = matrix_images<S>(matrix);
     QMARG_CUDA_CHECK(cudaLaunchKernelEx(&config, apply_matrix_mma_cluster_kernel<S, Real>, as_device(amps),
-                                        static_cast<const double2*>(device_matrix.data()), layout));
+                                        static_cast<const double2*>(images.data()), layout));
     QMARG_CHECK_LAUNCH(apply_matrix_mma_cluster_kernel);
 }
 

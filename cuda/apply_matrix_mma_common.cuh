@@ -74,15 +74,19 @@ struct MmaShapeOf {
     static constexpr int kColumnBits = log2_of(kColumns);
     static constexpr int kChunk = Chunk;
     static constexpr int kChunkBits = log2_of(kChunk);
-    static constexpr int kMStride = kChunk + 4;
+    // A matrix stage holds the pass's rows in pairs (row g and g + 8 of each
+    // 16-row block, pair 8 * block + g) and each pair's chunk as kChunk
+    // units of (Re M, Re M) and then kChunk units of (-Im M, -Im M), one
+    // 16-byte unit per column: kPairStride units a pair (make_matrix_images).
+    static constexpr int kPairStride = 2 * kChunk + 4;
     static constexpr int kXStride = kRows + 4;
     static constexpr int kBStride = kChunk + 4;
     static constexpr int kPasses = kRows / kPassRows;
     static constexpr int kChunksPerPass = kDim / kChunk;  // a pass multiplies all D rows of X
     static constexpr int kOwnChunks = kRows / kChunk;     // chunks of X rows a block holds
     static constexpr int kSteps = kPasses * kChunksPerPass;
-    static constexpr int kChunkEntries = kPassRows * kChunk;
-    static constexpr int kStageEntries = kPassRows * kMStride;
+    static constexpr int kChunkEntries = kPassRows * kChunk;           // the stage's units that hold data
+    static constexpr int kStageEntries = kPassRows / 2 * kPairStride;  // 16-byte units, padding included
     static constexpr int kMinBlocks = MinBlocks;
     static constexpr bool kPrefetchX = PrefetchX;
     // X is staged kChunk rows at a time: kChunk * kColumns amplitudes, local
@@ -103,45 +107,38 @@ struct MmaShapeOf {
     static_assert(kColumns == (1 << kColumnBits) && kChunk == (1 << kChunkBits), "powers of two");
     static_assert(kChunk % kDmmaDepth == 0 && kChunk <= kRows, "a chunk is whole DMMA depths, held by one block");
     static_assert(kPassRows <= kRows && kRows % kPassRows == 0, "passes tile the block's rows");
-    static_assert(kChunkEntries % kMmaThreads == 0, "every thread copies the same number of matrix entries");
     static_assert(kCluster == 1 || kXChunkSize % kMmaThreads == 0, "every thread copies the same share of X");
-    static_assert(kMStride % 8 == 4 && kXStride % 8 == 4 && kBStride % 8 == 4,
+    static_assert(kPairStride % 8 == 4 && kXStride % 8 == 4 && kBStride % 8 == 4,
                   "strides keep fragment loads free of bank conflicts");
+    static_assert(kChunkEntries % kMmaThreads == 0, "every thread copies the same number of matrix units");
     static_assert(!kPrefetchX || (kCluster == 1 && kChunksPerPass >= kStages + 1),
                   "a prefetched chunk of X must land before the next tile's products read it");
     static_assert(kSharedBytes <= 227 * 1024, "fits an H100 block's shared memory");
 };
 
-// Issues the copy of chunk q (pass q / kChunksPerPass, matrix columns from kc)
-// of the row-major matrix into stage `stage`, for a block whose rows start at
-// row0. kChunk consecutive threads take one row's kChunk entries: contiguous
-// reads of 16 * kChunk bytes.
+// Issues the copy of step q's matrix stage image (make_matrix_images) into
+// stage `stage`: the kChunkEntries units that hold data, 2 kChunk contiguous
+// units a row pair, neighbouring threads on neighbouring units (the padding
+// is never read).
 template <class S>
-__device__ __forceinline__ void copy_matrix_chunk(double2* ms, const double2* matrix, int row0, int q, int stage) {
-    const int pass = q / S::kChunksPerPass;
-    const int kc = (q % S::kChunksPerPass) * S::kChunk;
+__device__ __forceinline__ void copy_matrix_chunk(double2* ms, const double2* images, int q, int stage) {
     double2* dst = ms + stage * S::kStageEntries;
-    // Kept in this form: (row0 + pass * kPassRows) * kDim, the same value,
-    // cost 8 registers per thread and 5 to 10 % of the speed at k = 6..10.
-    const double2* src = matrix + static_cast<std::size_t>(pass) * S::kPassRows * S::kDim +
-                         static_cast<std::size_t>(row0) * S::kDim + kc;
+    const double2* src = images + static_cast<std::size_t>(q) * S::kStageEntries;
 #pragma unroll
     for (int s = 0; s < S::kChunkEntries / kMmaThreads; ++s) {
         const int e = s * kMmaThreads + threadIdx.x;
-        const int kk = e % S::kChunk;
-        const int r = e / S::kChunk;
-        __pipeline_memcpy_async(dst + r * S::kMStride + kk, src + static_cast<std::size_t>(r) * S::kDim + kk,
-                                sizeof(double2));
+        const int unit = e / (2 * S::kChunk) * S::kPairStride + e % (2 * S::kChunk);
+        __pipeline_memcpy_async(dst + unit, src + unit, sizeof(double2));
     }
 }
 
 // The prologue of the matrix stream: chunks 0 .. kStages - 2 into stages 0
 // .. kStages - 2, one commit group each.
 template <class S>
-__device__ __forceinline__ void copy_first_matrix_chunks(double2* ms, const double2* matrix, int row0) {
+__device__ __forceinline__ void copy_first_matrix_chunks(double2* ms, const double2* images) {
 #pragma unroll
     for (int q = 0; q < S::kStages - 1; ++q) {
-        if (q < S::kSteps) copy_matrix_chunk<S>(ms, matrix, row0, q, q);
+        if (q < S::kSteps) copy_matrix_chunk<S>(ms, images, q, q);
         __pipeline_commit();
     }
 }
@@ -277,56 +274,65 @@ __device__ __forceinline__ void stage_x_tile(double2* xs, const DeviceComplex<Re
     }
 }
 
+// A warp's accumulators: acc[j][0] holds Re Y and acc[j][1] Im Y at rows
+// warp_row0 + g (elements 0, 1) and warp_row0 + g + 8 (elements 2, 3) of the
+// pass, columns col0 + 8 j + 2t (elements 0, 2) and 2t + 1 (1, 3).
+template <class S>
+using MmaAccumulators = double[S::kTileCols][2][4];
+
 // acc += (this warp's 16 rows of the matrix chunk) * (the chunk of X, this
-// warp's columns). mt points at the stage's row warp_row0 + g, column t; X's
-// column c, row r (of the chunk, from its first row) is x[(c * XStride) + r],
-// and the lane's B elements are column col = col0 + g, rows row = t + ....
+// warp's columns). mt points at the stage's unit t of the pair of the warp's
+// rows g and g + 8 (pair warp_row0 / 2 + g); X's column c, row r (of the
+// chunk, from its first row) is x[(c * XStride) + r], and the lane's B
+// elements are column col = col0 + g, rows row = t + ....
+//
+// The k index of each m16n8k8 product runs over 4 complex rows of X: k = t
+// stands for row t's real part and k = t + 4 for its imaginary part. A's rows
+// g and g + 8 are the warp's rows g and g + 8, and its columns hold [Re M |
+// -Im M]: two 16-byte units of the stage, (Re M, Re M) and (-Im M, -Im M)
+// of the row pair, loaded straight into the registers the product reads.
+// The same A fragment makes both parts of Y:
+//   Re Y += [Re M | -Im M] (Re X, Im X),   Im Y += [Re M | -Im M] (Im X, -Re X),
+// where the first B fragment is one amplitude as loaded (re, im) and the
+// second the same amplitude swapped, with one sign flipped. The former form
+// (separate real and imaginary A and B fragments gathered from loaded (re,
+// im) pairs) made ptxas emit about 12 register moves per DMMA, and the
+// kernels issued 20 instructions per DMMA; this one issues 4 to 5 in the
+// product loop, and a warp loads half the A bytes per product.
+// -v by flipping the sign bit: an integer operation, where a negation in
+// double arithmetic would queue on the FP64 pipe that the DMMAs occupy.
+__device__ __forceinline__ double flip_sign(double v) {
+    return __longlong_as_double(__double_as_longlong(v) ^ static_cast<long long>(0x8000000000000000ull));
+}
+
 template <class S, int XStride>
-__device__ __forceinline__ void multiply_chunk(double (&acc_re)[S::kTileCols][4], double (&acc_im)[S::kTileCols][4],
-                                               const double2* mt, const double2* x, int col, int row) {
-    // The chunk's columns of M (rows of X) eight at a time, one m16n8k8
-    // product per real part pair: few fragments are live at a time.
+__device__ __forceinline__ void multiply_chunk(MmaAccumulators<S>& acc, const double2* mt, const double2* x, int col,
+                                               int row) {
 #pragma unroll
-    for (int d = 0; d < S::kChunk / 8; ++d) {
-        double a_re[4], a_im[4];
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            // a[i]: row g + 8 (i & 1), column 8 d + 4 (i >> 1) + t of the warp's 16 rows.
-            const double2 m = mt[8 * (i & 1) * S::kMStride + 8 * d + 4 * (i >> 1)];
-            a_re[i] = m.x;
-            a_im[i] = m.y;
-        }
+    for (int d = 0; d < S::kChunk / 4; ++d) {
+        // Complex rows 4 d .. 4 d + 3 of the chunk; the lane's column 4 d + t.
+        const double2 re = mt[4 * d];
+        const double2 neg_im = mt[S::kChunk + 4 * d];
+        const double a_re[4] = {re.x, re.y, neg_im.x, neg_im.y};
 #pragma unroll
         for (int j = 0; j < S::kTileCols; ++j) {
-            // b[i]: row (k) 8 d + t + 4i, column g of the 8-column block at col0 + 8 j.
-            const double2* xj = x + (col + kDmmaCols * j) * XStride + row + 8 * d;
-            double b_re[2], b_im[2], b_neg_im[2];
-#pragma unroll
-            for (int i = 0; i < 2; ++i) {
-                const double2 v = xj[4 * i];
-                b_re[i] = v.x;
-                b_im[i] = v.y;
-                b_neg_im[i] = -v.y;
-            }
-            // Issued in this order, ptxas spreads the dependent products
-            // itself where registers allow (k >= 8). Written out as all
-            // first products of the tiles, then all second ones: k = 6 4 %
-            // faster, k = 7 5 to 10 % slower (more spills), k >= 8 level.
-            dmma_16x8x8(acc_re[j], a_re, b_re);
-            dmma_16x8x8(acc_im[j], a_re, b_im);
-            dmma_16x8x8(acc_im[j], a_im, b_re);
-            dmma_16x8x8(acc_re[j], a_im, b_neg_im);
+            const double2 v = x[(col + kDmmaCols * j) * XStride + row + 4 * d];
+            const double b[2] = {v.x, v.y};
+            const double b_swap[2] = {v.y, flip_sign(v.x)};
+            dmma_16x8x8(acc[j][0], a_re, b);
+            dmma_16x8x8(acc[j][1], a_re, b_swap);
         }
     }
 }
 
 template <class S>
-__device__ __forceinline__ void clear_accumulators(double (&acc_re)[S::kTileCols][4],
-                                                   double (&acc_im)[S::kTileCols][4]) {
+__device__ __forceinline__ void clear_accumulators(MmaAccumulators<S>& acc) {
 #pragma unroll
     for (int j = 0; j < S::kTileCols; ++j)
 #pragma unroll
-        for (int i = 0; i < 4; ++i) acc_re[j][i] = acc_im[j][i] = 0.0;
+        for (int p = 0; p < 2; ++p)
+#pragma unroll
+            for (int i = 0; i < 4; ++i) acc[j][p][i] = 0.0;
 }
 
 // Writes a finished pass (this lane's rows pass_row + row_offset[half]) of
@@ -334,8 +340,7 @@ __device__ __forceinline__ void clear_accumulators(double (&acc_re)[S::kTileCols
 template <class S, class Real>
 __device__ __forceinline__ void store_pass(DeviceComplex<Real>* amps, const TileLayout& layout, Index base,
                                            unsigned pass_row, const Index (&lane_row_offset)[2],
-                                           const Index (&col_offset)[S::kTileCols][2],
-                                           double (&acc_re)[S::kTileCols][4], double (&acc_im)[S::kTileCols][4]) {
+                                           const Index (&col_offset)[S::kTileCols][2], MmaAccumulators<S>& acc) {
     const Index pass_offset = base + target_offset<S>(layout, pass_row);
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
@@ -347,14 +352,14 @@ __device__ __forceinline__ void store_pass(DeviceComplex<Real>* amps, const Tile
                 const int i = 2 * half + h;
                 if (col_offset[j][h] != Index(-1)) {
                     if constexpr (std::is_same<Real, double>::value) {
-                        amps[row_offset + col_offset[j][h]] = make_double2(acc_re[j][i], acc_im[j][i]);
+                        amps[row_offset + col_offset[j][h]] = make_double2(acc[j][0][i], acc[j][1][i]);
                     } else {
                         amps[row_offset + col_offset[j][h]] =
-                            make_float2(static_cast<float>(acc_re[j][i]), static_cast<float>(acc_im[j][i]));
+                            make_float2(static_cast<float>(acc[j][0][i]), static_cast<float>(acc[j][1][i]));
                     }
                 }
-                acc_re[j][i] = 0.0;
-                acc_im[j][i] = 0.0;
+                acc[j][0][i] = 0.0;
+                acc[j][1][i] = 0.0;
             }
         }
     }
@@ -403,15 +408,56 @@ __device__ __forceinline__ void zero_missing_columns(double2* xs, int columns) {
     }
 }
 
-// The gate's matrix on the device. Matrix is row-major std::complex<double>:
-// the same bytes as double2. The copy is queued on the stream, and the array
-// goes back to the stream-ordered pool after the kernel: no synchronisation,
-// so consecutive gates queue up without a host round trip.
-inline DeviceArray<double2> device_matrix_of(const Matrix& matrix) {
+// The gate's matrix as the stage images the kernels copy, one block row
+// range (rows [b * kRows, (b + 1) * kRows): a cluster block's rows, all rows
+// elsewhere) after another, step after step: for block range b, step q
+// (pass q / kChunksPerPass, columns from kc = (q % kChunksPerPass) kChunk),
+// pair p = 8 * block + g of the pass's rows r = b kRows + pass kPassRows + 16
+// block + g and r + 8, and column kk < kChunk:
+//   images[(b * kSteps + q) * kStageEntries + p * kPairStride + kk]
+//     = (Re M[r][kc + kk], Re M[r + 8][kc + kk]),
+//   images[... + kChunk + kk] = (-Im M[r][kc + kk], -Im M[r + 8][kc + kk]),
+// and zeros in the padding units.
+template <class S>
+__global__ void make_matrix_images_kernel(const double2* __restrict__ matrix, double2* __restrict__ images) {
+    const std::size_t total = static_cast<std::size_t>(S::kCluster) * S::kSteps * S::kStageEntries;
+    for (std::size_t e = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; e < total;
+         e += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+        const int image = static_cast<int>(e / S::kStageEntries);  // b * kSteps + q
+        const int b = image / S::kSteps;
+        const int q = image % S::kSteps;
+        const int unit = static_cast<int>(e % S::kStageEntries);
+        const int p = unit / S::kPairStride;
+        const int u = unit % S::kPairStride;
+        double2 value = make_double2(0.0, 0.0);
+        if (u < 2 * S::kChunk) {
+            const int row = b * S::kRows + q / S::kChunksPerPass * S::kPassRows + 16 * (p / 8) + p % 8;
+            const int col = q % S::kChunksPerPass * S::kChunk + u % S::kChunk;
+            const double2 first = matrix[static_cast<std::size_t>(row) * S::kDim + col];
+            const double2 second = matrix[static_cast<std::size_t>(row + 8) * S::kDim + col];
+            value = u < S::kChunk ? make_double2(first.x, second.x) : make_double2(-first.y, -second.y);
+        }
+        images[e] = value;
+    }
+}
+
+// The gate's matrix on the device, as make_matrix_images_kernel lays it out
+// for shape S. Matrix is row-major std::complex<double>: the same bytes as
+// double2. The copy and the layout are queued on the stream, and both arrays
+// go back to the stream-ordered pool as they leave scope (the row-major copy
+// here, the images after the gate's kernel): no synchronisation, so
+// consecutive gates queue up without a host round trip.
+template <class S>
+DeviceArray<double2> matrix_images(const Matrix& matrix) {
     const std::size_t entries = static_cast<std::size_t>(matrix.dim()) * matrix.dim();
     DeviceArray<double2> device_matrix(entries, "the gate matrix");
     copy_to_device_async(device_matrix.data(), matrix.data(), entries * sizeof(double2));
-    return device_matrix;
+    const std::size_t image_entries = static_cast<std::size_t>(S::kCluster) * S::kSteps * S::kStageEntries;
+    DeviceArray<double2> images(image_entries, "the gate matrix laid out stage by stage");
+    make_matrix_images_kernel<S>
+        <<<grid_stride_blocks(static_cast<Index>(image_entries), 256), 256>>>(device_matrix.data(), images.data());
+    QMARG_CHECK_LAUNCH(make_matrix_images_kernel);
+    return images;
 }
 
 }  // namespace gpu
