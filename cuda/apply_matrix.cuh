@@ -27,11 +27,14 @@
 // Everything else keeps its FMA path: k <= 3 and k = 4 with high targets run
 // at the copy roofline. Measured on an H100 (fraction of the floor; tensor
 // cores forced with apply_matrix_bench --tensor_cores=1, against the FMA
-// paths): float, n = 28: k = 4 low 0.56 against 0.66, high and scattered
-// 0.53 against 1.19-1.23; k = 5 high 0.45 against 0.71, low and scattered
-// 0.46-0.47 against 0.13; k = 6 0.49-0.50 against 0.29-0.42 (tiled); k =
-// 7..10 0.56-0.61 against 0.32-0.45. Double, n = 30: k = 4 high and
-// scattered 0.84 against 1.12, k = 5 high 0.83 against 0.14.
+// paths): float, n = 28: k = 4 low 0.68 against 0.65 (level within what two
+// runs differ by; the FMA path stays), high and scattered 0.56 against
+// 1.19-1.23; k = 5 high 0.51 against 0.71, low and scattered 0.54-0.59
+// against 0.13; k = 6 0.54-0.57 against 0.29-0.42 (tiled); k = 7..10
+// 0.62-0.74 against 0.32-0.45. Double, n = 30: k = 4 high and scattered
+// 0.84-0.86 against 1.12, k = 5 high 0.88 against 0.14. (The FMA paths'
+// figures for k = 5 low and k >= 6 are from the run before the tensor-core
+// kernel's last change.)
 //
 // Controls never reach a kernel as a test: they are folded into the index
 // mapping (their bits are inserted with the required values), so a gate with

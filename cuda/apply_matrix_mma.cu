@@ -36,16 +36,17 @@
 // targets, whose X tiles load slowest (k = 7: 29.6 -> 34.8 TFLOP/s); k = 8..10
 // -2 to +3 %.
 //
-// What limits it (double, n = 30, H100): the kernel with its products
-// replaced by a few adds takes 65 % of the real kernel's time at k = 7, 8 and
-// 85 % at k = 9 (the matrix stream from L2 at 1/8 byte per flop, the step
-// barriers, the X traffic), and with its fragments taken from registers
-// instead of shared memory (DMMA, barriers and copies kept) it reaches 48
-// TFLOP/s at k = 8 (40 with them). Without the block barriers (the
-// producer-warp form) k = 8 was level and k = 9 10 % faster. So at
-// k = 8 the fragment loads cost most: warp tiles that reuse each fragment
-// more are the next step there; at k = 9, 10 the matrix stream. Wider
-// cluster tiles (64 columns at k = 8, 9, 10) were no faster.
+// What limits it (double, H100): ncu at n = 26, k = 8 sees the tensor pipe
+// busy 71 % of the time, 2 warps per scheduler, stalls mostly on fixed
+// latencies and shared loads. The matrix stream from L2 weighs on every
+// k >= 7: copying the stage images' padding units too (12.5 % more bytes)
+// cost 7 to 10 % at k = 7, 8 and 10. Before the fragments were loaded
+// straight into place, the kernel with its products replaced by a few adds
+// took 65 % of the real kernel's time at k = 7, 8 and 85 % at k = 9, and
+// without the block barriers (the producer-warp form) k = 8 was level and
+// k = 9 10 % faster. Wider cluster tiles (64 columns at k = 8, 9, 10) were
+// no faster; wider warp tiles (16 x 32, one pass of 128 rows at k = 7, 8)
+// were 0 to 14 % slower.
 //
 // Complex arithmetic in the real form (multiply_chunk in
 // apply_matrix_mma_common.cuh): a DMMA's k index runs over the real and
