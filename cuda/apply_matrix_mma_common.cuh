@@ -124,7 +124,9 @@ struct MmaShapeOf {
 // slower at k = 6, 7 and 14 % at k = 8 (double, n = 30). Bulk copies (one per
 // row pair, issued by warp 0 after the step's barrier and awaited on an
 // mbarrier, each thread fencing its reads against the async proxy) measured
-// 8 to 22 % slower at k = 6..8 in double and up to 23 % in float.
+// 8 to 22 % slower at k = 6..8 in double and up to 23 % in float; one bulk
+// copy of the whole stage (padding included) by one thread gained 1 to 3 % at
+// k = 7, 8 and lost 1.5 % at k = 6, not enough for a second copy path.
 template <class S>
 __device__ __forceinline__ void copy_matrix_chunk(double2* ms, const double2* images, int q, int stage) {
     double2* dst = ms + stage * S::kStageEntries;
