@@ -109,6 +109,12 @@ namespace {
 // the multiprocessor to itself (k = 8: 36.4 -> 40.5 TFLOP/s on low targets,
 // 34.8 -> 37.0 on high ones). At k = 6, 7 the wider stages cost the second
 // block (k = 7: 35.8 -> 34.6), and k = 9, 10 have no room for them.
+// Measured again after the fragments were loaded straight into place
+// (double, n = 30, TFLOP/s low / high targets, against these shapes in the
+// same run): k = 6 with 32-deep chunks 38.0 / 28.5 against 37.6 / 31.0;
+// k = 7 with 32-deep chunks (one block) 40.8 / 34.4 against 43.7 / 39.4,
+// with three stages 36 / 33, with 16 columns 37 / 35; k = 8 with 16-deep
+// chunks 41.5 / 38.7 against 45.4 / 40.8. The shapes above stay.
 template <int K>
 using MmaShape = MmaShapeOf<K, K <= 4 ? 1 : K <= 6 ? 2 : K <= 8 ? 4 : 8, K == 10 ? 1 : 2, K == 8 ? 32 : kDmmaDepth,
                             2, K <= 7 ? 2 : 1, (K >= 6)>;
