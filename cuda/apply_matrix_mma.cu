@@ -38,9 +38,12 @@
 //
 // What limits it (double, H100): ncu at n = 26, k = 8 sees the tensor pipe
 // busy 71 % of the time, 2 warps per scheduler, stalls mostly on fixed
-// latencies and shared loads. The matrix stream from L2 weighs on every
-// k >= 7: copying the stage images' padding units too (12.5 % more bytes)
-// cost 7 to 10 % at k = 7, 8 and 10. Before the fragments were loaded
+// latencies and shared loads, the L2 read at 23 to 41 % of its peak. The
+// threads that issue the products also copy the matrix stream, and that
+// work counts: copying the stage images' padding units too (12.5 % more
+// bytes, one more guarded copy per thread and step) cost 7 to 10 % at k = 7,
+// 8 and 10; the producer-warp kernel (k = 9), whose bulk copies include the
+// padding, was level. Before the fragments were loaded
 // straight into place, the kernel with its products replaced by a few adds
 // took 65 % of the real kernel's time at k = 7, 8 and 85 % at k = 9, and
 // without the block barriers (the producer-warp form) k = 8 was level and

@@ -303,9 +303,10 @@ using MmaAccumulators = double[S::kTileCols][2][4];
 // where the first B fragment is one amplitude as loaded (re, im) and the
 // second the same amplitude swapped, with one sign flipped. The former form
 // (separate real and imaginary A and B fragments gathered from loaded (re,
-// im) pairs) made ptxas emit about 12 register moves per DMMA, and the
-// kernels issued 20 instructions per DMMA; this one issues 4 to 5 in the
-// product loop, and a warp loads half the A bytes per product.
+// im) pairs, the same bytes loaded) made ptxas emit about 12 register moves
+// per DMMA in the product loop: 20 instructions per DMMA in all at k = 7
+// (ncu). This one issues 4 to 5 per DMMA in the product loop, 9 to 12 in
+// all.
 // -v by flipping the sign bit: an integer operation, where a negation in
 // double arithmetic would queue on the FP64 pipe that the DMMAs occupy.
 __device__ __forceinline__ double flip_sign(double v) {
