@@ -40,9 +40,11 @@ namespace {
 // Measured on an H100 (double, n = 30, TFLOP/s, against the one-block
 // kernel in the same run): k = 9 34.6 -> 38.1 (low targets), 33.5 -> 38.0
 // (high); the bulk copies fetch the matrix stream, which bounds k = 9, with
-// fewer instructions and no block barrier. At k = 6, 7 this form has one
-// block per multiprocessor (the producer's registers leave no room for two)
-// and was slower: k = 7 33.0 against 38.2, k = 6 22.1 against 34.0.
+// fewer instructions and no block barrier. At k = 6, 7 this form was slower
+// with one block per multiprocessor (k = 7 33.0 against 38.2, k = 6 22.1
+// against 34.0) and, after the fragment change, with two (96 registers and
+// some spills; k = 7 39.3 / 36.4 against 42.8 / 36.7 TFLOP/s on low / high
+// targets, k = 6 32.4 / 29.0 against 38.2 / 31.9).
 template <class S>
 struct ProducerLayout {
     // The mbarriers follow what the other kernels carve (MmaShared).
@@ -208,8 +210,9 @@ __global__ void __launch_bounds__(ProducerLayout<S>::kThreads, S::kMinBlocks)
 // The producer-warp shape (k = 9, double states, from sm_90 on): the
 // one-block kernel's shape. At k = 8 (32-deep chunks) the library's two
 // forms were level in one run (39.4 against 40.4 TFLOP/s on low targets,
-// 38.3 against 36.5 on high ones), so k = 8 keeps the one-block kernel,
-// which float states need anyway.
+// 38.3 against 36.5 on high ones; after the fragment change 43.4 against 46.4
+// and 43.1 against 41.4), so k = 8 keeps the one-block kernel, which float
+// states need anyway.
 using MmaProducerShape = MmaShapeOf<9, 8, 2, kDmmaDepth, 2, 1, false>;
 
 template <class S>
