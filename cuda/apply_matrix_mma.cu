@@ -157,6 +157,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
 
     MmaAccumulators<S> acc;
     clear_accumulators<S>(acc);
+    [[maybe_unused]] PendingXChunk<S> pending;  // float states only
 
     int stage_read = 0;
     for (bool first = true; tile < layout.num_tiles; tile += stride, first = false) {
@@ -180,7 +181,17 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
                     copy_matrix_chunk<S>(ms, images, ahead < S::kSteps ? ahead : ahead - S::kSteps, stage_write);
                 }
             }
-            if constexpr (S::kPrefetchX) {
+            if constexpr (S::kPrefetchX && std::is_same<Real, float>::value) {
+                // As below, with each chunk stored one step after its loads
+                // were issued (PendingXChunk): it is read again kChunksPerPass
+                // - 1 >= 2 steps after its loads at the earliest.
+                store_x_chunk<S>(xs, pending, x, x_cells);
+                if (q >= S::kSteps - S::kChunksPerPass + 1 && has_next) {
+                    load_x_chunk<S>(pending, amps, next_base, q % S::kChunksPerPass - 1, x, x_offsets, chunk_offset);
+                } else if (q == 0 && !first) {
+                    load_x_chunk<S>(pending, amps, base, S::kChunksPerPass - 1, x, x_offsets, chunk_offset);
+                }
+            } else if constexpr (S::kPrefetchX) {
                 // Rows of chunk c are dead once the last pass has multiplied
                 // them (the previous step): the next tile's rows take their
                 // place. The last chunk's rows die with the tile, so they are

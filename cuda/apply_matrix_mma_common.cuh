@@ -271,6 +271,41 @@ __device__ __forceinline__ void stage_x_chunk(double2* xs, const DeviceComplex<R
     }
 }
 
+// A float state's chunk of X in flight: loaded into registers by
+// load_x_chunk at one step and widened into shared memory by
+// store_x_chunk at the next, so that no thread waits for its global loads in
+// the step that issues them (a double state's chunks travel by cp.async and
+// need no such split).
+template <class S>
+struct PendingXChunk {
+    float2 v[S::kXPerThread];
+    int chunk = -1;  // the block's chunk they belong to; -1: none
+};
+
+template <class S>
+__device__ __forceinline__ void load_x_chunk(PendingXChunk<S>& pending, const DeviceComplex<float>* amps, Index base,
+                                             int c, const XStaging& x, const Index* offsets,
+                                             const Index* chunk_offset) {
+    pending.chunk = c;
+    if (!x.active) return;
+    const DeviceComplex<float>* from = amps + base + chunk_offset[c] + x.thread_offset;
+#pragma unroll
+    for (int j = 0; j < S::kXPerThread; ++j) pending.v[j] = from[offsets[j]];
+}
+
+template <class S>
+__device__ __forceinline__ void store_x_chunk(double2* xs, PendingXChunk<S>& pending, const XStaging& x,
+                                              const unsigned* cells) {
+    if (pending.chunk < 0) return;
+    if (x.active) {
+#pragma unroll
+        for (int j = 0; j < S::kXPerThread; ++j) {
+            *x_cell<S>(xs, x.thread_cell | cells[j], pending.chunk) = make_double2(pending.v[j].x, pending.v[j].y);
+        }
+    }
+    pending.chunk = -1;
+}
+
 // Stages all the block's own chunks of the tile at `base` (as stage_x_chunk).
 template <class S, class Real>
 __device__ __forceinline__ void stage_x_tile(double2* xs, const DeviceComplex<Real>* amps, Index base,
