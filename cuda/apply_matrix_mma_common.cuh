@@ -275,7 +275,8 @@ __device__ __forceinline__ void stage_x_chunk(double2* xs, const DeviceComplex<R
 // load_x_chunk at one step and widened into shared memory by
 // store_x_chunk at the next, so that no thread waits for its global loads in
 // the step that issues them (a double state's chunks travel by cp.async and
-// need no such split).
+// need no such split). Measured on an H100 (float, n = 28, fraction of the
+// floor, low targets): k = 6 0.57 -> 0.79, k = 8 0.68 -> 0.85.
 template <class S>
 struct PendingXChunk {
     float2 v[S::kXPerThread];
