@@ -323,6 +323,12 @@ __device__ __forceinline__ void stage_x_tile(double2* xs, const DeviceComplex<Re
 template <class S>
 using MmaAccumulators = double[S::kTileCols][2][4];
 
+// -v by flipping the sign bit: an integer operation, where a negation in
+// double arithmetic would queue on the FP64 pipe that the DMMAs occupy.
+__device__ __forceinline__ double flip_sign(double v) {
+    return __longlong_as_double(__double_as_longlong(v) ^ static_cast<long long>(0x8000000000000000ull));
+}
+
 // acc += (this warp's 16 rows of the matrix chunk) * (the chunk of X, this
 // warp's columns). mt points at the stage's unit t of the pair of the warp's
 // rows g and g + 8 (pair warp_row0 / 2 + g); X's column c, row r (of the
@@ -343,12 +349,6 @@ using MmaAccumulators = double[S::kTileCols][2][4];
 // per DMMA in the product loop: 20 instructions per DMMA in all at k = 7
 // (ncu). This one issues 4 to 5 per DMMA in the product loop, 9 to 12 in
 // all.
-// -v by flipping the sign bit: an integer operation, where a negation in
-// double arithmetic would queue on the FP64 pipe that the DMMAs occupy.
-__device__ __forceinline__ double flip_sign(double v) {
-    return __longlong_as_double(__double_as_longlong(v) ^ static_cast<long long>(0x8000000000000000ull));
-}
-
 template <class S, int XStride>
 __device__ __forceinline__ void multiply_chunk(MmaAccumulators<S>& acc, const double2* mt, const double2* x, int col,
                                                int row) {
