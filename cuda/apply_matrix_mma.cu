@@ -121,9 +121,10 @@ namespace {
 template <int K>
 using MmaShape = MmaShapeOf<K, K <= 4 ? 1 : K <= 6 ? 2 : K <= 8 ? 4 : 8, K == 10 ? 1 : 2, K == 8 ? 32 : kDmmaDepth,
                             2, K <= 7 ? 2 : 1, (K >= 6)>;
-// ptxas -v (CUDA 13, sm_90): 108 to 128 registers at k = 4..7, 9, 10 and
-// 144 to 146 at k = 8, no spills (the former split real and imaginary
-// fragments needed 128 with spills at k = 4..7 and 162 to 170 at k = 8, 9).
+// ptxas -v (CUDA 13, sm_90): 108 to 128 registers at k = 4..7 (the cap two
+// blocks per multiprocessor impose), 122 to 140 at k = 9, 10 and 142 to 150
+// at k = 8, no spills (the former split real and imaginary fragments needed
+// 128 with spills at k = 4..7 and 162 to 170 at k = 8, 9).
 
 template <class S, class Real>
 __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
