@@ -87,6 +87,8 @@ struct MmaShapeOf {
     static constexpr int kSteps = kPasses * kChunksPerPass;
     static constexpr int kChunkEntries = kPassRows * kChunk;           // the stage's units that hold data
     static constexpr int kStageEntries = kPassRows / 2 * kPairStride;  // 16-byte units, padding included
+    // All stage images (make_matrix_images): every step's, for every block of a cluster.
+    static constexpr std::size_t kImageEntries = static_cast<std::size_t>(kCluster) * kSteps * kStageEntries;
     static constexpr int kMinBlocks = MinBlocks;
     static constexpr bool kPrefetchX = PrefetchX;
     // X is staged kChunk rows at a time: kChunk * kColumns amplitudes, local
@@ -464,8 +466,7 @@ __device__ __forceinline__ void zero_missing_columns(double2* xs, int columns) {
 // and zeros in the padding units.
 template <class S>
 __global__ void make_matrix_images_kernel(const double2* __restrict__ matrix, double2* __restrict__ images) {
-    const std::size_t total = static_cast<std::size_t>(S::kCluster) * S::kSteps * S::kStageEntries;
-    for (std::size_t e = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; e < total;
+    for (std::size_t e = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; e < S::kImageEntries;
          e += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
         const int image = static_cast<int>(e / S::kStageEntries);  // b * kSteps + q
         const int b = image / S::kSteps;
@@ -496,10 +497,9 @@ DeviceArray<double2> matrix_images(const Matrix& matrix) {
     const std::size_t entries = static_cast<std::size_t>(matrix.dim()) * matrix.dim();
     DeviceArray<double2> device_matrix(entries, "the gate matrix");
     copy_to_device_async(device_matrix.data(), matrix.data(), entries * sizeof(double2));
-    const std::size_t image_entries = static_cast<std::size_t>(S::kCluster) * S::kSteps * S::kStageEntries;
-    DeviceArray<double2> images(image_entries, "the gate matrix laid out stage by stage");
+    DeviceArray<double2> images(S::kImageEntries, "the gate matrix laid out stage by stage");
     make_matrix_images_kernel<S>
-        <<<grid_stride_blocks(static_cast<Index>(image_entries), 256), 256>>>(device_matrix.data(), images.data());
+        <<<grid_stride_blocks(static_cast<Index>(S::kImageEntries), 256), 256>>>(device_matrix.data(), images.data());
     QMARG_CHECK_LAUNCH(make_matrix_images_kernel);
     return images;
 }
