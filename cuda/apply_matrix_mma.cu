@@ -36,9 +36,12 @@
 // targets, whose X tiles load slowest (k = 7: 29.6 -> 34.8 TFLOP/s); k = 8..10
 // -2 to +3 %.
 //
-// What limits it (double, H100): ncu at n = 26, k = 8 sees the tensor pipe
-// busy 71 % of the time, 2 warps per scheduler, stalls mostly on fixed
-// latencies and shared loads, the L2 read at 23 to 41 % of its peak. The
+// What limits it (double, H100): ncu at n = 26, k = 8 saw the tensor pipe
+// busy 71 % of the time in the direct form (56 % in the Gauss form below,
+// for a quarter fewer DMMAs), 2 warps per scheduler, stalls mostly on fixed
+// latencies, the pipe's throttle and shared loads, the L2 read at 23 to 41 %
+// of its peak. The pipe's busy time comes in bursts: the warps reach the
+// products together, between barriers, pass stores and copies. The
 // threads that issue the products also copy the matrix stream, and that
 // work counts: copying the stage images' padding units too (12.5 % more
 // bytes, one more guarded copy per thread and step) cost 7 to 10 % at k = 7,
@@ -51,39 +54,53 @@
 // no faster; wider warp tiles (16 x 32, one pass of 128 rows at k = 7, 8)
 // were 0 to 14 % slower.
 //
-// Complex arithmetic in the real form (multiply_chunk in
-// apply_matrix_mma_common.cuh): a DMMA's k index runs over the real and
-// imaginary parts of 4 rows of X, so a lane's B fragment is one amplitude as
-// loaded; its A fragment holds [Re M | -Im M] of the warp's rows g and g + 8
-// (two 16-byte units of a stage laid out for it), and the same A fragment
-// times the amplitude swapped (Im X, -Re X) gives Im Y. No Gauss trick: it
-// saves a quarter of the products but loses accuracy on matrices whose real
-// and imaginary parts differ much in size.
+// Complex arithmetic by Gauss's three real products (multiply_chunk in
+// apply_matrix_mma_common.cuh): Re Y = Mr Xr - Mi Xi and Im Y = (Mr + Mi)
+// (Xr + Xi) - Mr Xr - Mi Xi, a quarter fewer DMMAs than the direct form's
+// four. The price is accuracy of one kind: an imaginary part much smaller
+// than its row's terms is exact to rounding of the terms' size, not of its
+// own (multiply_chunk has the bound; qmarg/gates.hpp states it for users).
+// Measured on an H100 (double, n = 30, fraction of the floor, low / high
+// targets, two runs each, alternating with the direct form: a DMMA's k index
+// over the real and imaginary parts of 4 rows, B one amplitude as loaded):
+// k = 5 1.12 / 0.86 -> 1.12 / 1.00, k = 6 0.88 / 0.75 -> 0.91 / 0.79, k = 7
+// 0.70 / 0.63 -> 0.74 / 0.67, k = 8 0.74 / 0.68 -> 0.80 / 0.75, k = 9 0.72 /
+// 0.69 -> 0.74 / 0.71, k = 10 0.65 / 0.64, level. With X kept as (re, im)
+// amplitudes, so that each B fragment was gathered from two of them, ptxas
+// added 2 to 3 register moves per DMMA, and k = 5..7 lost 3 to 8 % instead:
+// the B fragments must be loaded as they are used, hence X's planar layout
+// (x_real_slot). The products no longer bound the kernel alone: ncu (n = 26)
+// sees the DMMA pipe busy 50 to 56 % of the time at k = 7..10, shared with
+// the DADDs of the sums (5 %), and k = 7 runs at the power limit (about
+// 1.8 GHz where k = 8..10 keep 1.98).
 //
 // Warp layout: the block's 8 warps form kWarpRows x kWarpCols; a warp owns 16
 // rows of the pass and kTileCols * 8 columns, so it keeps kTileCols
-// accumulator pairs (Re Y, Im Y: 4 doubles each) and reuses each A fragment
-// 2 kTileCols times.
+// accumulator trios (Mr Xr, Mi Xi, (Mr + Mi)(Xr + Xi): 4 doubles each) and
+// reuses each of its three A fragments kTileCols times.
 //
 // Shared-memory invariants of the one-block kernel (`xs`, `ms`, both double2;
 // the producer-warp and cluster kernels state theirs in their files):
-//   xs[c * kXStride + r] = X[r][c], input row r of the current tile's column
-//     c, for all c < kColumns and every row r of chunk r / kChunk, from the
-//     barrier (B) of the first step that multiplies that chunk until the
-//     barrier (B) of the step after the tile's last pass multiplied it (or
-//     the tile's end). Between those barriers nothing writes those rows.
-//     kXStride = D + 4 makes a B-fragment load (lanes g, t read column g, row
-//     4d + t) hit 8 different 16-byte bank groups per quarter warp.
+//   xs[c * kXStride + 8 b .. + 7] hold X's rows 8 b .. 8 b + 7 of the current
+//     tile's column c, real parts in units 0..3 and imaginary parts in units
+//     4..7, rows t and t + 4 in one unit (x_real_slot in
+//     apply_matrix_mma_common.cuh), for all c < kColumns and every row of
+//     chunk 8 b / kChunk, from the barrier (B) of the first step that
+//     multiplies that chunk until the barrier (B) of the step after the
+//     tile's last pass multiplied it (or the tile's end). Between those
+//     barriers nothing writes those rows. kXStride = D + 4 makes a B-fragment
+//     load (lanes g, t read column g, unit 8d + t) hit 8 different 16-byte
+//     bank groups per quarter warp.
 //   ms[s] holds the image of the step whose chunk (pass, kc) stage s holds
 //     (make_matrix_images in apply_matrix_mma_common.cuh: rows in pairs g, g
-//     + 8, a pair's Re M units then its -Im M units), from barrier (B) of its
+//     + 8, a pair's Re M units then its Im M units), from barrier (B) of its
 //     step until the barrier (B) of the step after the next copy into s is
 //     issued. kPairStride = 2 kChunk + 4 units makes an A-fragment load (pairs
-//     g, units 4d + t) hit 8 different 16-byte bank groups per quarter warp.
-//   acc[j] holds rows pass * kPassRows + warp_row0 + {g, g + 8}, columns
-//     col0 + 8 * j + {2t, 2t + 1} of Y (MmaAccumulators), summed over the
-//     chunks of the pass so far; written to global memory after the pass's
-//     last chunk.
+//     g, units 8d + t) hit 8 different 16-byte bank groups per quarter warp.
+//   acc[j] holds the three products at rows pass * kPassRows + warp_row0 +
+//     {g, g + 8}, columns col0 + 8 * j + {2t, 2t + 1} of Y (MmaAccumulators),
+//     summed over the chunks of the pass so far; combined and written to
+//     global memory after the pass's last chunk.
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -121,10 +138,15 @@ namespace {
 template <int K>
 using MmaShape = MmaShapeOf<K, K <= 4 ? 1 : K <= 6 ? 2 : K <= 8 ? 4 : 8, K == 10 ? 1 : 2, K == 8 ? 32 : kDmmaDepth,
                             2, K <= 7 ? 2 : 1, (K >= 6)>;
-// ptxas -v (CUDA 13, sm_90): 108 to 128 registers at k = 4..7 (the cap two
-// blocks per multiprocessor impose), 122 to 140 at k = 9, 10 and 142 to 150
-// at k = 8, no spills (the former split real and imaginary fragments needed
-// 128 with spills at k = 4..7 and 162 to 170 at k = 8, 9).
+// ptxas -v (CUDA 13, sm_90): 120 to 128 registers at k = 4..7 (the cap two
+// blocks per multiprocessor impose; k = 7 and float k = 6 spill 24 to 36
+// bytes), 166 to 182 at k = 8, 9 and 122 to 124 at k = 10, no other spills.
+// Measured in the Gauss form
+// (double, n = 30, low / high targets, against these shapes in the same
+// run): k = 7 with one block per multiprocessor and no cap (no spills) 34 %
+// slower, with 64-column tiles 16 to 30 %, with 32-deep chunks 11 to 16 %;
+// k = 8 with 16-deep chunks 7 to 10 % slower; k = 9 on this kernel 2 %
+// slower than the producer-warp form.
 
 template <class S, class Real>
 __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)

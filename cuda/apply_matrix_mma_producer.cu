@@ -26,7 +26,7 @@ namespace {
 //     orders them before the bulk copy that refills the stage;
 //     compute-sanitizer racecheck flags the refill when one thread per warp
 //     arrives for its warp, and does not flag a missing fence);
-//   - X is staged by the producer (cp.async, 16 bytes an amplitude), the
+//   - X is staged by the producer (cp.async, 8 bytes a part), the
 //     first tile whole, later tiles' chunk c as soon as the last pass of the
 //     tile before has multiplied chunk c (known from empty[], kStages steps
 //     later); xfull[c] completes once per tile when chunk c's rows landed.
@@ -120,8 +120,8 @@ __global__ void __launch_bounds__(ProducerLayout<S>::kThreads, S::kMinBlocks)
                 if (!lane_x[v].active) continue;
 #pragma unroll
                 for (int j = 0; j < S::kXPerThread; ++j) {
-                    __pipeline_memcpy_async(x_cell<S>(xs, lane_x[v].thread_cell | x_cells[j], c),
-                                            from + lane_x[v].thread_offset + x_offsets[j], sizeof(double2));
+                    copy_x_async<S>(xs, lane_x[v].thread_cell | x_cells[j], c,
+                                    from + lane_x[v].thread_offset + x_offsets[j]);
                 }
             }
             ptx::cp_async_mbarrier_arrive_noinc(xfull + c);  // when this lane's copies have landed

@@ -418,6 +418,49 @@ TYPED_TEST(ApplyMatrixGpuTest, EveryDenseKernelOnItsOwnMatchesCpu) {
         }
     }
 }
+
+// The tensor-core kernels multiply by Gauss's three real products (Im Y =
+// (Mr + Mi)(Xr + Xi) - Mr Xr - Mi Xi), whose imaginary part is exact only to
+// rounding of (|Mr| + |Mi|)(|Xr| + |Xi|), not of |Mr| |Xi| + |Mi| |Xr|. A
+// matrix whose imaginary parts are 1e-9 of its real parts, on a real state,
+// shows the difference: the imaginary parts of the result (about 1e-9 of the
+// amplitudes) may be off by rounding of the amplitudes' size, and by no
+// more. Every kernel of the path, k = 4..10, several tiles per block.
+TYPED_TEST(ApplyMatrixGpuTest, TensorCoreProductErrorIsAtRoundingOfTheAmplitudes) {
+    if (!qmarg::gpu::mma_available()) GTEST_SKIP() << "no FP64 tensor cores";
+    std::mt19937_64 rng(fresh_seed());
+    std::normal_distribution<double> gauss;
+    for (int k = 4; k <= 10; ++k) {
+        const int dim = 1 << k;
+        Matrix matrix(dim);
+        for (int r = 0; r < dim; ++r)
+            for (int c = 0; c < dim; ++c) matrix(r, c) = Complex(gauss(rng), 1e-9 * gauss(rng)) / std::sqrt(1.0 * dim);
+        const int n = k <= 8 ? 20 : 19;
+        std::vector<std::complex<TypeParam>> amplitudes(std::size_t{1} << n);
+        for (auto& a : amplitudes) a = {static_cast<TypeParam>(gauss(rng) / std::sqrt(1.0 * amplitudes.size())), 0};
+        const Qubits targets = choose_targets(Layout::RandomOrder, n, k, rng);
+        SCOPED_TRACE("k=" + std::to_string(k) + ", targets=" + list(targets));
+        StateVector<TypeParam> gpu(n, Device::Gpu), cpu(n, Device::Cpu);
+        gpu.set_amplitudes(amplitudes);
+        cpu.set_amplitudes(amplitudes);
+        qmarg::apply_matrix(cpu, targets, matrix);
+        qmarg::gpu::apply_matrix_mma(gpu.data(), qmarg::gpu::describe_gate(n, targets, {}, {}), matrix);
+        const auto got = gpu.amplitudes();
+        const auto want = cpu.amplitudes();
+        double largest = 0, largest_imag = 0, imag_error = 0;
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            largest = std::max(largest, std::abs(std::complex<double>(want[i])));
+            largest_imag = std::max(largest_imag, std::abs(static_cast<double>(want[i].imag())));
+            imag_error = std::max(imag_error, std::abs(static_cast<double>(got[i].imag()) - want[i].imag()));
+        }
+        EXPECT_GT(largest_imag, 1e-11 * largest);  // the case is what it claims to be
+        EXPECT_LT(largest_imag, 1e-7 * largest);
+        // Sums of 2^k products, each rounded at about 1e-16 of the
+        // amplitudes: at most about 2^k 1e-16 in the worst case.
+        EXPECT_LE(imag_error, 1e-13 * largest);
+        EXPECT_LE(relative_distance(got, want), gate_tolerance<TypeParam>());
+    }
+}
 #endif
 
 #if defined(QMARG_TESTS_WITH_CUDA)
