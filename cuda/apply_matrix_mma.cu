@@ -180,7 +180,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
 
     MmaAccumulators<S> acc;
     clear_accumulators<S>(acc);
-    [[maybe_unused]] PendingXChunk<S> pending;  // float states only
+    [[maybe_unused]] PendingXChunk<S, Real> pending;  // float states only
 
     int stage_read = 0;
     for (bool first = true; tile < layout.num_tiles; tile += stride, first = false) {

@@ -85,11 +85,11 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     for (; tile < layout.num_tiles; tile += clusters) {
         const bool has_next = tile + clusters < layout.num_tiles;
         const Index base = tile_base(layout, tile);
-        stage_x_tile<S, Real>(xs, amps, base, x, x_offsets, x_cells, chunk_offset);
+        load_x_tile<S, Real>(xs, amps, base, x, x_offsets, x_cells, chunk_offset);
         if (columns < S::kColumns) zero_missing_columns<S>(xs, columns);
         __pipeline_commit();
-        __pipeline_wait_prior(0);  // this thread's rows of X (and the matrix chunks in flight) landed
-        cluster.sync();            // (C1)
+        __pipeline_wait_prior(0);  // the matrix chunks in flight landed too
+        cluster.sync();            // (C1) every block's rows of X are stored
         // X chunk q + 1 is read from its block during step q - 1 and stored
         // at step q: a whole step of products hides the remote latency.
         double2 v[kBPerThread];

@@ -268,9 +268,9 @@ __device__ __forceinline__ void copy_x_async(double2* xs, unsigned cell, int c, 
     __pipeline_memcpy_async(re + kXImagOffset, &from->y, sizeof(double));
 }
 
-// Stores an amplitude (widened from float) into its X cell.
-template <class S>
-__device__ __forceinline__ void put_x(double2* xs, unsigned cell, int c, float2 v) {
+// Stores an amplitude (float2 widened, or double2) into its X cell.
+template <class S, class V>
+__device__ __forceinline__ void put_x(double2* xs, unsigned cell, int c, V v) {
     double* re = x_real_slot<S>(xs, cell, c);
     re[0] = v.x;
     re[kXImagOffset] = v.y;
@@ -295,31 +295,32 @@ __device__ __forceinline__ void stage_x_chunk(double2* xs, const DeviceComplex<R
     }
 }
 
-// A float state's chunk of X in flight: loaded into registers by
-// load_x_chunk at one step and widened into shared memory by
-// store_x_chunk at the next, so that no thread waits for its global loads in
-// the step that issues them (a double state's chunks travel by cp.async and
-// need no such split). Measured on an H100 (float, n = 28, fraction of the
-// floor, low targets): k = 6 0.57 -> 0.79, k = 8 0.68 -> 0.85.
-template <class S>
+// A chunk of X in flight through registers: loaded by load_x_chunk and
+// stored (widened, for a float state) into shared memory by store_x_chunk.
+// The one-block kernel stages a float state's chunks this way, each stored
+// one step after its loads, so that no thread waits for its global loads in
+// the step that issues them (a double state's chunks travel by cp.async
+// there). Measured on an H100 (float, n = 28, fraction of the floor, low
+// targets): k = 6 0.57 -> 0.79, k = 8 0.68 -> 0.85.
+template <class S, class Real>
 struct PendingXChunk {
-    float2 v[S::kXPerThread];
+    DeviceComplex<Real> v[S::kXPerThread];
     int chunk = -1;  // the block's chunk they belong to; -1: none
 };
 
-template <class S>
-__device__ __forceinline__ void load_x_chunk(PendingXChunk<S>& pending, const DeviceComplex<float>* amps, Index base,
-                                             int c, const XStaging& x, const Index* offsets,
+template <class S, class Real>
+__device__ __forceinline__ void load_x_chunk(PendingXChunk<S, Real>& pending, const DeviceComplex<Real>* amps,
+                                             Index base, int c, const XStaging& x, const Index* offsets,
                                              const Index* chunk_offset) {
     pending.chunk = c;
     if (!x.active) return;
-    const DeviceComplex<float>* from = amps + base + chunk_offset[c] + x.thread_offset;
+    const DeviceComplex<Real>* from = amps + base + chunk_offset[c] + x.thread_offset;
 #pragma unroll
     for (int j = 0; j < S::kXPerThread; ++j) pending.v[j] = from[offsets[j]];
 }
 
-template <class S>
-__device__ __forceinline__ void store_x_chunk(double2* xs, PendingXChunk<S>& pending, const XStaging& x,
+template <class S, class Real>
+__device__ __forceinline__ void store_x_chunk(double2* xs, PendingXChunk<S, Real>& pending, const XStaging& x,
                                               const unsigned* cells) {
     if (pending.chunk < 0) return;
     if (x.active) {
@@ -338,6 +339,32 @@ __device__ __forceinline__ void stage_x_tile(double2* xs, const DeviceComplex<Re
                                              const Index* chunk_offset) {
     for (int c = 0; c < S::kOwnChunks; ++c) {
         stage_x_chunk<S, Real>(xs, amps, base, c, x, offsets, cells, chunk_offset);
+    }
+}
+
+// Stages all the block's own chunks of the tile at `base` through
+// registers, the loads of kBatch chunks in flight at a time; the stores are
+// visible after the caller's next barrier. The cluster kernel stages this
+// way: its peers read these rows from this block's shared memory, and
+// compute-sanitizer racecheck reported hazards, in some runs and not in
+// others, between those reads and the 8-byte cp.async copies of the next
+// tile, which the cluster barrier (C2) orders after them; with ordinary
+// stores it follows that order (0 hazards in three runs). Measured on an
+// H100 (k = 10, low / high targets, two runs each, alternating): double n =
+// 30 0.645 / 0.629 -> 0.663 / 0.645 of the floor against cp.async, float
+// n = 28 0.64-0.66 -> 0.69-0.70 against one chunk's loads at a time.
+template <class S, class Real>
+__device__ __forceinline__ void load_x_tile(double2* xs, const DeviceComplex<Real>* amps, Index base,
+                                            const XStaging& x, const Index* offsets, const unsigned* cells,
+                                            const Index* chunk_offset) {
+    constexpr int kBatch = S::kOwnChunks < 4 ? S::kOwnChunks : 4;
+    static_assert(S::kOwnChunks % kBatch == 0, "whole batches of chunks");
+    for (int c0 = 0; c0 < S::kOwnChunks; c0 += kBatch) {
+        PendingXChunk<S, Real> pending[kBatch];
+#pragma unroll
+        for (int b = 0; b < kBatch; ++b) load_x_chunk<S>(pending[b], amps, base, c0 + b, x, offsets, chunk_offset);
+#pragma unroll
+        for (int b = 0; b < kBatch; ++b) store_x_chunk<S>(xs, pending[b], x, cells);
     }
 }
 
