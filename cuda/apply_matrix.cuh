@@ -27,14 +27,14 @@
 // Everything else keeps its FMA path: k <= 3 and k = 4 with high targets run
 // at the copy roofline. Measured on an H100 (fraction of the floor; tensor
 // cores forced with apply_matrix_bench --tensor_cores=1, against the FMA
-// paths): float, n = 28: k = 4 low 0.68 against 0.65 (level within what two
-// runs differ by; the FMA path stays), high and scattered 0.56 against
-// 1.19-1.23; k = 5 high 0.51 against 0.71, low and scattered 0.54-0.59
-// against 0.13; k = 6 0.54-0.57 against 0.29-0.42 (tiled); k = 7..10
-// 0.62-0.74 against 0.32-0.45. Double, n = 30: k = 4 high and scattered
-// 0.84-0.86 against 1.12, k = 5 high 0.88 against 0.14. (The FMA paths'
-// figures for k = 5 low and k >= 6 are from the run before the tensor-core
-// kernel's last change.)
+// paths), with the Gauss-form kernels: float, n = 28: k = 4 low 0.67 against
+// 0.66 (level within what two runs differ by; the FMA path stays), high and
+// scattered 0.55 against 1.18-1.24; k = 5 high 0.49 against 0.71, low and
+// scattered 0.51-0.57 against 0.13; k = 6 0.62-0.75 against 0.29-0.42
+// (tiled); k = 7..10 0.67-0.89 against 0.32-0.45. Double, n = 30: k = 4 high
+// and scattered 1.02 against 1.12-1.13, k = 5 high 1.00 against 0.14. (The
+// FMA paths' figures for k = 5 low and k >= 6 are from an earlier run; those
+// kernels have not changed since.)
 //
 // Controls never reach a kernel as a test: they are folded into the index
 // mapping (their bits are inserted with the required values), so a gate with
