@@ -33,8 +33,8 @@
 // scattered 0.51-0.57 against 0.13; k = 6 0.62-0.75 against 0.29-0.42
 // (tiled); k = 7..10 0.67-0.89 against 0.32-0.45. Double, n = 30: k = 4 high
 // and scattered 1.02 against 1.12-1.13, k = 5 high 1.00 against 0.14. (The
-// FMA paths' figures for k = 5 low and k >= 6 are from an earlier run; those
-// kernels have not changed since.)
+// FMA paths' figures for k = 5 low and k >= 6 are from an earlier run: the
+// benchmark does not time them there.)
 //
 // Controls never reach a kernel as a test: they are folded into the index
 // mapping (their bits are inserted with the required values), so a gate with
