@@ -19,8 +19,9 @@ namespace {
 // block of the cluster, is read from that block's shared memory two steps
 // ahead (into registers, while the current chunk is multiplied) and stored
 // into a local stage `xb` one step ahead:
-//   xb[b][c * kBStride + kk] = X[kc + kk][c] for step q's chunk at kc, b =
-//     q % 2, from barrier (B) of step q until barrier (B) of step q + 1.
+//   xb[b][c * kBStride + kk] = unit kc + kk of X's column c (the planar
+//     layout of xs, x_real_slot) for step q's chunk at kc, b = q % 2, from
+//     barrier (B) of step q until barrier (B) of step q + 1.
 // Cluster barriers order the tiles: (C1) after every block staged its rows
 // of a tile (no block reads a peer's rows before they landed), (C2) after
 // the tile's last step (no block overwrites its rows while a peer may still

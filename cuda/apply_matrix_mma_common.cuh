@@ -379,9 +379,10 @@ using MmaAccumulators = double[S::kTileCols][3][4];
 
 // acc += (this warp's 16 rows of the matrix chunk) * (the chunk of X, this
 // warp's columns). mt points at the stage's unit t of the pair of the warp's
-// rows g and g + 8 (pair warp_row0 / 2 + g); X's column c, row r (of the
-// chunk, from its first row) is x[(c * XStride) + r], and the lane's B
-// elements are column col = col0 + g, rows row = t + ....
+// rows g and g + 8 (pair warp_row0 / 2 + g). X's column c is at x + c *
+// XStride in the planar layout of x_real_slot (unit r of a column, counted
+// from the chunk's first row, belongs to row r's 8-row block); the lane
+// reads column col = col0 + g, from unit row = t + the chunk's first row.
 //
 // Complex arithmetic by Gauss's three real products: with M = Mr + i Mi and
 // X = Xr + i Xi,
@@ -399,9 +400,10 @@ using MmaAccumulators = double[S::kTileCols][3][4];
 // bounded by a few units in the last place of (|Mr| + |Mi|)(|Xr| + |Xi|)
 // rather than of |Mr| |Xi| + |Mi| |Xr| (Higham, Accuracy and Stability of
 // Numerical Algorithms, 2nd ed., section 23.2.4): the same bound in norm, a
-// weaker one for a component much smaller than its row's other terms (a real
-// matrix on a real state leaves imaginary parts of about 1e-16 instead of
-// exact zeros). Every product runs in double, for float states too.
+// weaker one for a component much smaller than its row's other terms (a
+// matrix whose imaginary parts are 1e-9 of its real parts, on a real state,
+// gives imaginary parts exact to about 1e-16 of the amplitudes, not of their
+// own size). Every product runs in double, for float states too.
 template <class S, int XStride>
 __device__ __forceinline__ void multiply_chunk(MmaAccumulators<S>& acc, const double2* mt, const double2* x, int col,
                                                int row) {
