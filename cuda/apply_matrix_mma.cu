@@ -70,7 +70,7 @@
 // added 2 to 3 register moves per DMMA, and k = 5..7 lost 3 to 8 % instead:
 // the B fragments must be loaded as they are used, hence X's planar layout
 // (x_real_slot). The products no longer bound the kernel alone: ncu (n = 26)
-// sees the DMMA pipe busy 50 to 56 % of the time at k = 7..10, shared with
+// sees the DMMA pipe busy 47 to 56 % of the time at k = 7..10, shared with
 // the DADDs of the sums (5 %), and k = 7 runs at the power limit (about
 // 1.8 GHz where k = 8..10 keep 1.98).
 //
