@@ -141,9 +141,8 @@ using MmaShape = MmaShapeOf<K, K <= 4 ? 1 : K <= 6 ? 2 : K <= 8 ? 4 : 8, K == 10
 // ptxas -v (CUDA 13, sm_90): 120 to 128 registers at k = 4..7 (the cap two
 // blocks per multiprocessor impose; k = 7 and float k = 6 spill 24 to 36
 // bytes), 166 to 182 at k = 8, 9 and 122 to 124 at k = 10, no other spills.
-// Measured in the Gauss form
-// (double, n = 30, low / high targets, against these shapes in the same
-// run): k = 7 with one block per multiprocessor and no cap (no spills) 34 %
+// Measured in the Gauss form (double, n = 30, low / high targets, against
+// these shapes in the same run): k = 7 with one block per multiprocessor and no cap (no spills) 34 %
 // slower, with 64-column tiles 16 to 30 %, with 32-deep chunks 11 to 16 %;
 // k = 8 with 16-deep chunks 7 to 10 % slower; k = 9 on this kernel 2 %
 // slower than the producer-warp form.
@@ -204,27 +203,27 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
                     copy_matrix_chunk<S>(ms, images, ahead < S::kSteps ? ahead : ahead - S::kSteps, stage_write);
                 }
             }
-            if constexpr (S::kPrefetchX && std::is_same<Real, float>::value) {
-                // As below, with each chunk stored one step after its loads
-                // were issued (PendingXChunk): it is read again kChunksPerPass
-                // - 1 >= 2 steps after its loads at the earliest.
-                store_x_chunk<S>(xs, pending, x, x_cells);
-                if (q >= S::kSteps - S::kChunksPerPass + 1 && has_next) {
-                    load_x_chunk<S>(pending, amps, next_base, q % S::kChunksPerPass - 1, x, x_offsets, chunk_offset);
-                } else if (q == 0 && !first) {
-                    load_x_chunk<S>(pending, amps, base, S::kChunksPerPass - 1, x, x_offsets, chunk_offset);
-                }
-            } else if constexpr (S::kPrefetchX) {
+            if constexpr (S::kPrefetchX) {
                 // Rows of chunk c are dead once the last pass has multiplied
                 // them (the previous step): the next tile's rows take their
                 // place. The last chunk's rows die with the tile, so they are
                 // fetched at step 0 of the tile that needs them.
+                int chunk = -1;  // the chunk of X this step fetches, from tile `from`
+                Index from = base;
                 if (q >= S::kSteps - S::kChunksPerPass + 1 && has_next) {
-                    stage_x_chunk<S, Real>(xs, amps, next_base, q % S::kChunksPerPass - 1, x, x_offsets, x_cells,
-                                           chunk_offset);
+                    chunk = q % S::kChunksPerPass - 1;
+                    from = next_base;
                 } else if (q == 0 && !first) {
-                    stage_x_chunk<S, Real>(xs, amps, base, S::kChunksPerPass - 1, x, x_offsets, x_cells,
-                                           chunk_offset);
+                    chunk = S::kChunksPerPass - 1;
+                }
+                if constexpr (std::is_same<Real, float>::value) {
+                    // Each chunk is stored one step after its loads were
+                    // issued (PendingXChunk): it is read again kChunksPerPass
+                    // - 1 >= 2 steps after its loads at the earliest.
+                    store_x_chunk<S>(xs, pending, x, x_cells);
+                    if (chunk >= 0) load_x_chunk<S>(pending, amps, from, chunk, x, x_offsets, chunk_offset);
+                } else if (chunk >= 0) {
+                    stage_x_chunk<S, Real>(xs, amps, from, chunk, x, x_offsets, x_cells, chunk_offset);
                 }
             } else if (q == 0 && !first) {
                 // Without prefetching, a tile's X is staged whole at its step

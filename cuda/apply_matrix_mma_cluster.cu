@@ -88,9 +88,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
         const Index base = tile_base(layout, tile);
         load_x_tile<S, Real>(xs, amps, base, x, x_offsets, x_cells, chunk_offset);
         if (columns < S::kColumns) zero_missing_columns<S>(xs, columns);
-        __pipeline_commit();
-        __pipeline_wait_prior(0);  // the matrix chunks in flight landed too
-        cluster.sync();            // (C1) every block's rows of X are stored
+        cluster.sync();  // (C1) every block's rows of X are stored
         // X chunk q + 1 is read from its block during step q - 1 and stored
         // at step q: a whole step of products hides the remote latency.
         double2 v[kBPerThread];

@@ -23,9 +23,10 @@
 //   m16n8k16 66 TFLOP/s, but ptxas needed 180 to 216 registers per thread for
 //            it in the gate kernel (spilling at the 128 that two blocks per
 //            multiprocessor allow), so the kernels use two m16n8k8 instead.
-//            With the real-form fragments of apply_matrix_mma_common.cuh it
-//            needed 128 to 170 registers and more register moves, and the
-//            gates ran 0 to 4 % slower at k = 6..9 and 13 % at k = 10.
+//            With the former real-form fragments (a product's k index over
+//            the real and imaginary parts of 4 rows) it needed 128 to 170
+//            registers and more register moves, and the gates ran 0 to 4 %
+//            slower at k = 6..9 and 13 % at k = 10.
 #pragma once
 
 #include <cuda_runtime.h>
