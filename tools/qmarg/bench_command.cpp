@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <complex>
@@ -288,13 +289,18 @@ std::string first_line_of(const std::string& path, const std::string& key) {
     return "";
 }
 
-// "580.159.04" from /proc/driver/nvidia/version, or "unknown".
+// "580.159.04" from /proc/driver/nvidia/version, or "unknown". The words
+// between "Kernel Module" and the version differ between the proprietary and
+// the open module ("... Open Kernel Module for x86_64  580.159.04  Release
+// Build ..."), so this takes the first word after it that starts with a digit.
 std::string nvidia_driver_version() {
     const std::string line = first_line_of("/proc/driver/nvidia/version", "Kernel Module");
     std::istringstream words(line.substr(std::min(line.size(), line.find("Kernel Module") + 13)));
-    std::string version;
-    words >> version;
-    return version.empty() ? "unknown" : version;
+    std::string word;
+    while (words >> word) {
+        if (std::isdigit(static_cast<unsigned char>(word[0])) && word.find('.') != std::string::npos) return word;
+    }
+    return "unknown";
 }
 
 std::string cuda_version_text(int version) {
