@@ -648,7 +648,7 @@ void register_benchmarks(const std::vector<int>& ns) {
     const std::string precision = std::is_same<Real, float>::value ? "float" : "double";
     const MarginalStrategy strategies[] = {MarginalStrategy::GlobalAtomic, MarginalStrategy::SharedPrivatized,
                                            MarginalStrategy::Partitioned, MarginalStrategy::BinStationary,
-                                           MarginalStrategy::Auto};
+                                           MarginalStrategy::BinStationaryAtomic, MarginalStrategy::Auto};
     for (int n : ns) {
         const std::string prefix = "/" + precision + "/n:" + std::to_string(n);
         benchmark::RegisterBenchmark(("roofline" + prefix).c_str(),

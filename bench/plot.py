@@ -30,7 +30,7 @@ from collections import defaultdict
 REQUIRED_RECORD_KEYS = ("precision", "n", "k", "layout", "strategy", "gb_per_s", "roofline_gb_per_s",
                         "roofline_ratio", "skipped_reason")
 LAYOUT_ORDER = ["low", "high", "scattered", "descending", "random"]
-STRATEGY_ORDER = ["BinStationary", "Auto", "SharedPrivatized", "GlobalAtomic", "Partitioned"]
+STRATEGY_ORDER = ["BinStationary", "BinStationaryAtomic", "Auto", "SharedPrivatized", "GlobalAtomic", "Partitioned"]
 
 
 class InputError(Exception):

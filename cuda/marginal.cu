@@ -3,7 +3,7 @@
 // and what would fit), zeroes the output where the strategy adds into it, and
 // runs the strategy's kernels (cuda/marginal_global_atomic.cu,
 // cuda/marginal_shared.cu, cuda/marginal_partitioned.cu,
-// cuda/marginal_bin_stationary.cu).
+// cuda/marginal_bin_stationary.cu for BinStationary and BinStationaryAtomic).
 //
 // The input was validated by the dispatch in src/marginal.cpp (qubits distinct
 // and in range, 1 <= k <= n); what is checked here is what only the device can
@@ -78,6 +78,9 @@ void marginal_probabilities(const std::complex<Real>* amps, int num_qubits, cons
             return;
         case MarginalStrategy::BinStationary:
             marginal_probabilities_bin_stationary(amps, num_qubits, qubits, out);
+            return;
+        case MarginalStrategy::BinStationaryAtomic:
+            marginal_probabilities_bin_stationary_atomic(amps, num_qubits, qubits, out);
             return;
         case MarginalStrategy::Auto: break;
     }

@@ -43,6 +43,7 @@
 
 #include "check.cuh"
 #include "device_array.cuh"
+#include "marginal_atomic_merge.hpp"
 #include "marginal_common.cuh"
 #include "marginal_transpose_plan.hpp"
 #include "qmarg/bits.hpp"
@@ -117,7 +118,18 @@ __device__ inline void segment_offsets(const Plan& plan, std::uint64_t segment, 
     }
 }
 
-template <class Real, int kUnroll>
+// How the blocks that share a segment (plan.log_parts > 0) combine their bins.
+enum class Merge {
+    // Each block writes its bins to its own partial row, and a second pass
+    // adds the rows in a fixed order: deterministic (BinStationary).
+    PartialRows,
+    // Each block adds its bins into the zeroed output with one floating-point
+    // atomic per bin: no second pass, but the order of the additions depends
+    // on which block finishes first (BinStationaryAtomic).
+    Atomic,
+};
+
+template <class Real, int kUnroll, Merge kMerge>
 __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<Real>* amps2, Plan plan,
                                                                   double* out, double* partials) {
     __shared__ double warp_values[kWarps][2][32];
@@ -134,7 +146,10 @@ __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<
     const std::uint64_t first_segment = (unit >> log_parts) << plan.log_segments_per_block;
     const std::uint64_t tasks = std::uint64_t{1} << plan.log_segment_tasks;
     const std::uint64_t steps = tasks << plan.log_segments_per_block;  // (segment, task) pairs of this block
-    double* dest = log_parts ? partials + part * plan.bins : out;
+    // Atomic merge: the blocks of a segment add into `out` (zeroed by the
+    // kernel before this one, which is waited for before the first addition).
+    const bool add_into_out = kMerge == Merge::Atomic && log_parts != 0;
+    double* dest = log_parts && !add_into_out ? partials + part * plan.bins : out;
     // The first inner offset of this block's part of its segment.
     const std::uint64_t inner_first = deposit_bits(part << plan.log_segment_tasks, plan.inner_mask);
     const std::uint64_t not_inner = ~plan.inner_mask;
@@ -163,6 +178,8 @@ __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<
                 }
             }
         }
+        // The first loads are in flight while the zeroing kernel finishes.
+        if (kMerge == Merge::Atomic && step == 0) wait_for_previous_kernel();
 #pragma unroll
         for (int j = 0; j < kUnroll; ++j) {
             if (step + j >= steps) continue;
@@ -206,8 +223,13 @@ __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<
             }
             if (writer_lane && (warp & plan.nonselected_warp_mask) == 0) {
                 const std::uint64_t bin = thread_bin | sum_bin;
-                dest[bin] = acc0;
-                if (plan.bit0_selected) dest[bin | plan.bit0_bin] = acc1;
+                if (add_into_out) {
+                    atomicAdd(dest + bin, acc0);
+                    if (plan.bit0_selected) atomicAdd(dest + (bin | plan.bit0_bin), acc1);
+                } else {
+                    dest[bin] = acc0;
+                    if (plan.bit0_selected) dest[bin | plan.bit0_bin] = acc1;
+                }
             }
             acc0 = 0;
             acc1 = 0;
@@ -498,29 +520,67 @@ std::vector<Level> second_pass_levels(int log_parts, std::uint64_t bins) {
     return levels;
 }
 
-// Launches a plan: the streaming kernel, then the second pass if a segment is
-// split over several blocks.
-template <class Real, int kUnroll>
+// A launch on the default stream with programmatic dependent launch: the
+// kernel may start while the one before it runs, and waits for it with
+// wait_for_previous_kernel before it touches what that kernel writes.
+struct DependentLaunch {
+    cudaLaunchConfig_t config = {};
+    cudaLaunchAttribute overlap = {};
+    DependentLaunch(std::uint64_t blocks, int threads) {
+        config.gridDim = dim3(static_cast<unsigned>(blocks));
+        config.blockDim = dim3(static_cast<unsigned>(threads));
+        config.stream = 0;
+        overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        overlap.val.programmaticStreamSerializationAllowed = 1;
+        config.attrs = &overlap;
+        config.numAttrs = 1;
+    }
+};
+
+// Zeroes the bins that the atomic merge adds into, and lets the streaming
+// kernel launch behind it at once (launch_dependents).
+__global__ void __launch_bounds__(kThreads) zero_bins_kernel(double* out, std::uint64_t bins) {
+    launch_dependents();
+    const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+    for (std::uint64_t b = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; b < bins; b += stride)
+        out[b] = 0;
+}
+// At most this many zeroing blocks: one wave on an H100, so that the
+// streaming kernel's blocks can start as soon as all of them have.
+constexpr std::uint64_t kMaxZeroBlocks = 1024;
+
+// Launches a plan: the streaming kernel, and where a segment is split over
+// several blocks, what merges their bins (kMerge).
+template <class Real, int kUnroll, Merge kMerge>
 void run_plan(const AmpPair<Real>* amps2, const Launch& launch, double* out) {
     if (launch.blocks > 0x7fffffffu) {
         throw Error("BinStationary: " + std::to_string(launch.blocks) + " blocks exceed the grid limit");
     }
     const std::uint64_t parts = std::uint64_t{1} << launch.plan.log_parts;
+    const std::uint64_t bins = launch.plan.bins;
     if (parts == 1) {
-        bin_stationary_kernel<Real, kUnroll>
+        bin_stationary_kernel<Real, kUnroll, kMerge>
             <<<static_cast<unsigned>(launch.blocks), kThreads>>>(amps2, launch.plan, out, nullptr);
         QMARG_CHECK_LAUNCH(bin_stationary_kernel);
+        return;
+    }
+    if constexpr (kMerge == Merge::Atomic) {
+        const std::uint64_t zero_blocks = std::min(kMaxZeroBlocks, (bins + kThreads - 1) / kThreads);
+        zero_bins_kernel<<<static_cast<unsigned>(zero_blocks), kThreads>>>(out, bins);
+        QMARG_CHECK_LAUNCH(zero_bins_kernel);
+        DependentLaunch streaming(launch.blocks, kThreads);
+        QMARG_CUDA_CHECK(cudaLaunchKernelEx(&streaming.config, bin_stationary_kernel<Real, kUnroll, kMerge>, amps2,
+                                            launch.plan, out, static_cast<double*>(nullptr)));
         return;
     }
     // Partial rows, then levels that add groups of rows, until one row is
     // left: the output. Every level's size is a function of (parts, bins)
     // alone, so the order of the additions is fixed.
-    const std::uint64_t bins = launch.plan.bins;
     const std::vector<Level> levels = second_pass_levels(launch.plan.log_parts, bins);
     std::uint64_t scratch_rows = parts;
     for (std::size_t j = 0; j + 1 < levels.size(); ++j) scratch_rows += levels[j].groups;
     DeviceArray<double> scratch(scratch_rows * bins, "BinStationary partial bins");
-    bin_stationary_kernel<Real, kUnroll>
+    bin_stationary_kernel<Real, kUnroll, kMerge>
         <<<static_cast<unsigned>(launch.blocks), kThreads>>>(amps2, launch.plan, out, scratch.data());
     QMARG_CHECK_LAUNCH(bin_stationary_kernel);
     const double* in = scratch.data();
@@ -528,25 +588,17 @@ void run_plan(const AmpPair<Real>* amps2, const Launch& launch, double* out) {
     std::uint64_t rows = parts;
     for (const Level& level : levels) {
         double* level_out = level.groups == 1 ? out : next;
-        cudaLaunchConfig_t config = {};
-        config.blockDim = dim3(256);
-        config.stream = 0;
-        cudaLaunchAttribute overlap = {};
-        overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        overlap.val.programmaticStreamSerializationAllowed = 1;
-        config.attrs = &overlap;
-        config.numAttrs = 1;
         const std::uint64_t per_group = rows / level.groups;
         if (level.tree) {
-            config.gridDim = dim3(static_cast<unsigned>(level.groups * (bins / tree_tile_bins(bins))));
+            DependentLaunch tree(level.groups * (bins / tree_tile_bins(bins)), kTreeThreads);
             const bool full_chain = per_group == tree_level_rows(bins);
-            QMARG_CUDA_CHECK(cudaLaunchKernelEx(&config,
+            QMARG_CUDA_CHECK(cudaLaunchKernelEx(&tree.config,
                                                 full_chain ? sum_rows_tree_kernel<true> : sum_rows_tree_kernel<false>,
                                                 in, bins, per_group, level_out));
         } else {
-            config.gridDim = dim3(static_cast<unsigned>((level.groups * bins + 255) / 256));
+            DependentLaunch sum((level.groups * bins + kThreads - 1) / kThreads, kThreads);
             QMARG_CUDA_CHECK(
-                cudaLaunchKernelEx(&config, sum_rows_kernel, in, bins, level.groups, per_group, level_out));
+                cudaLaunchKernelEx(&sum.config, sum_rows_kernel, in, bins, level.groups, per_group, level_out));
         }
         in = level_out;
         next += level.groups * bins;
@@ -567,34 +619,43 @@ void run_plan(const AmpPair<Real>* amps2, const Launch& launch, double* out) {
 // in every cell (2.77 -> 2.83 ms), where a block runs 512 steps instead of 8
 // to 128 and its loads are already in flight. The number of loads does not
 // change the order of the additions, so the bins are the same bits either way.
-template <class Real>
+template <class Real, Merge kMerge>
 void run_streaming(const AmpPair<Real>* amps2, int num_qubits, const Launch& launch, double* out) {
     if constexpr (std::is_same<Real, float>::value) {
-        if (num_qubits <= kFloatLoadsMaxQubits) return run_plan<Real, kFloatLoadsInFlight>(amps2, launch, out);
+        if (num_qubits <= kFloatLoadsMaxQubits) {
+            return run_plan<Real, kFloatLoadsInFlight, kMerge>(amps2, launch, out);
+        }
     }
-    run_plan<Real, kLoadsInFlight>(amps2, launch, out);
+    run_plan<Real, kLoadsInFlight, kMerge>(amps2, launch, out);
 }
 
 static_assert(1 + kLaneBits == kStreamingStorePrefix, "streaming_stores_coalesce names bit 0 and the lane bits");
 
-}  // namespace
-
-template <class Real>
-void marginal_probabilities_bin_stationary(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits,
-                                           double* out) {
-    // k >= n - 4: the output is large, and it is written in tiles
-    // (cuda/marginal_transpose.cu) unless the streaming kernel writes it
-    // coalesced on a small state (takes_transposed_path has the rule).
-    if (takes_transposed_path(num_qubits, qubits, std::is_same<Real, float>::value)) {
-        marginal_probabilities_transpose(amps, num_qubits, qubits, out);
-        return;
-    }
-    marginal_probabilities_bin_stationary_streaming(amps, num_qubits, qubits, out);
+// Whether BinStationaryAtomic merges a plan's split segments with atomics.
+// Every bin receives one atomic per part, and the L2 adds the atomics that
+// fall into one stretch of the output at a bounded rate; so the atomics pay
+// while the most that meet in one KiB of the output (parts x min(2^k, 128)
+// bins) stay under 2^(n - kLogAtomicShare), twice that for plans of at most
+// 2^kLogFewBlocks blocks, where the second pass is a larger part of the call.
+// Fitted to a sweep on an H100 (n = 20..26, k = 1..20, five layouts, both
+// precisions, the two merges alternating; docs/marginal_engine.md has the
+// table): atomics everywhere gained up to 0.14 of the read roofline at k <= 2
+// and k >= 10, and lost up to 0.39 where 4096 parts met 32 bins (float n = 24,
+// k = 5); with the rule 3 of the 420 split cells lost 0.017 to 0.048.
+constexpr int kLogAtomicShare = 10;
+constexpr int kLogFewBlocks = 10;
+constexpr int kLogBinsPerKib = 7;
+bool atomic_merge_pays(int num_qubits, const Launch& launch) {
+    if (launch.plan.log_parts == 0) return false;  // no segment is split: nothing to merge
+    int k = 0;
+    while ((std::uint64_t{1} << k) < launch.plan.bins) ++k;
+    const int log_meeting = launch.plan.log_parts + std::min(k, kLogBinsPerKib);
+    const int few_blocks = launch.blocks <= (std::uint64_t{1} << kLogFewBlocks) ? 1 : 0;
+    return log_meeting <= num_qubits - kLogAtomicShare + few_blocks;
 }
 
-template <class Real>
-void marginal_probabilities_bin_stationary_streaming(const std::complex<Real>* amps, int num_qubits,
-                                                     const Qubits& qubits, double* out) {
+template <class Real, Merge kMerge>
+void run_streaming_path(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits, double* out) {
     const int k = static_cast<int>(qubits.size());
     if (num_qubits < kMinQubits) {
         const QubitList list = make_qubit_list(qubits);
@@ -604,13 +665,61 @@ void marginal_probabilities_bin_stationary_streaming(const std::complex<Real>* a
         QMARG_CHECK_LAUNCH(small_state_kernel);
         return;
     }
-    run_streaming<Real>(reinterpret_cast<const AmpPair<Real>*>(amps), num_qubits, cached_plan(num_qubits, qubits), out);
+    const Launch launch = cached_plan(num_qubits, qubits);
+    const auto* amps2 = reinterpret_cast<const AmpPair<Real>*>(amps);
+    if (kMerge == Merge::Atomic && atomic_merge_pays(num_qubits, launch)) {
+        run_streaming<Real, Merge::Atomic>(amps2, num_qubits, launch, out);
+    } else {
+        run_streaming<Real, Merge::PartialRows>(amps2, num_qubits, launch, out);
+    }
+}
+
+// k >= n - 4: the output is large, and it is written in tiles
+// (cuda/marginal_transpose.cu) unless the streaming kernel writes it
+// coalesced on a small state (takes_transposed_path has the rule). The
+// transposed path splits no segment, so it has nothing to merge.
+template <class Real, Merge kMerge>
+void run_bin_stationary(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits, double* out) {
+    if (takes_transposed_path(num_qubits, qubits, std::is_same<Real, float>::value)) {
+        marginal_probabilities_transpose(amps, num_qubits, qubits, out);
+        return;
+    }
+    run_streaming_path<Real, kMerge>(amps, num_qubits, qubits, out);
+}
+
+}  // namespace
+
+bool bin_stationary_merges_with_atomics(int num_qubits, const Qubits& qubits, bool single_precision) {
+    if (takes_transposed_path(num_qubits, qubits, single_precision) || num_qubits < kMinQubits) return false;
+    return atomic_merge_pays(num_qubits, cached_plan(num_qubits, qubits));
+}
+
+template <class Real>
+void marginal_probabilities_bin_stationary(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits,
+                                           double* out) {
+    run_bin_stationary<Real, Merge::PartialRows>(amps, num_qubits, qubits, out);
+}
+
+template <class Real>
+void marginal_probabilities_bin_stationary_atomic(const std::complex<Real>* amps, int num_qubits,
+                                                  const Qubits& qubits, double* out) {
+    run_bin_stationary<Real, Merge::Atomic>(amps, num_qubits, qubits, out);
+}
+
+template <class Real>
+void marginal_probabilities_bin_stationary_streaming(const std::complex<Real>* amps, int num_qubits,
+                                                     const Qubits& qubits, double* out) {
+    run_streaming_path<Real, Merge::PartialRows>(amps, num_qubits, qubits, out);
 }
 
 
 template void marginal_probabilities_bin_stationary<float>(const std::complex<float>*, int, const Qubits&, double*);
 template void marginal_probabilities_bin_stationary<double>(const std::complex<double>*, int, const Qubits&,
                                                             double*);
+template void marginal_probabilities_bin_stationary_atomic<float>(const std::complex<float>*, int, const Qubits&,
+                                                                   double*);
+template void marginal_probabilities_bin_stationary_atomic<double>(const std::complex<double>*, int, const Qubits&,
+                                                                    double*);
 template void marginal_probabilities_bin_stationary_streaming<float>(const std::complex<float>*, int, const Qubits&,
                                                                       double*);
 template void marginal_probabilities_bin_stationary_streaming<double>(const std::complex<double>*, int,

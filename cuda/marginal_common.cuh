@@ -101,6 +101,11 @@ void marginal_probabilities_shared(const std::complex<Real>* amps, int num_qubit
 template <class Real>
 void marginal_probabilities_bin_stationary(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits,
                                            double* out);
+// BinStationaryAtomic: the same paths, but where blocks share a segment of the
+// state they add their bins into `out` with atomics (it zeroes `out` itself).
+template <class Real>
+void marginal_probabilities_bin_stationary_atomic(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits,
+                                                  double* out);
 template <class Real>
 void marginal_probabilities_bin_stationary_streaming(const std::complex<Real>* amps, int num_qubits,
                                                      const Qubits& qubits, double* out);

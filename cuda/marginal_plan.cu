@@ -76,12 +76,18 @@ int partitioned_max_qubits(int num_qubits, unsigned max_grid_blocks, std::size_t
 // qubits of the smallest states (n <= 24), where GlobalAtomic was up to 10%
 // ahead: there the engine's partial rows were up to 1/8 of the traffic, now
 // capped at 1/128 (kLogPartialShare in cuda/marginal_bin_stationary.cu). It runs every k on every
-// layout and is deterministic, so Auto takes it without exception.
+// layout and is deterministic.
+//
+// BinStationaryAtomic runs the same kernels and merges split segments with
+// atomics only where its rule (atomic_merge_pays) measured that faster, so it
+// is BinStationary or better in every cell; Auto takes it. A deterministic
+// request never reaches the planner: src/marginal.cpp sends it to
+// BinStationary.
 MarginalStrategy plan_marginal(int num_qubits, const Qubits& qubits, const MarginalDeviceLimits& limits) {
     (void)num_qubits;
     (void)qubits;
     (void)limits;
-    return MarginalStrategy::BinStationary;
+    return MarginalStrategy::BinStationaryAtomic;
 }
 
 }  // namespace gpu

@@ -17,6 +17,7 @@ const char* to_string(MarginalStrategy strategy) {
         case MarginalStrategy::SharedPrivatized: return "SharedPrivatized";
         case MarginalStrategy::Partitioned: return "Partitioned";
         case MarginalStrategy::BinStationary: return "BinStationary";
+        case MarginalStrategy::BinStationaryAtomic: return "BinStationaryAtomic";
     }
     return "unknown";
 }
@@ -24,7 +25,8 @@ const char* to_string(MarginalStrategy strategy) {
 namespace {
 
 // The GPU strategy to run: Auto stays Auto unless determinism is asked for,
-// which a seed strategy cannot give (MarginalOptions::deterministic).
+// which the seed strategies and BinStationaryAtomic cannot give
+// (MarginalOptions::deterministic).
 MarginalStrategy gpu_strategy(const MarginalOptions& options) {
     if (!options.deterministic) return options.strategy;
     switch (options.strategy) {
@@ -32,7 +34,8 @@ MarginalStrategy gpu_strategy(const MarginalOptions& options) {
         case MarginalStrategy::BinStationary: return MarginalStrategy::BinStationary;
         case MarginalStrategy::GlobalAtomic:
         case MarginalStrategy::SharedPrivatized:
-        case MarginalStrategy::Partitioned: break;
+        case MarginalStrategy::Partitioned:
+        case MarginalStrategy::BinStationaryAtomic: break;
     }
     throw Error(std::string("marginal strategy ") + to_string(options.strategy) +
                 " is not deterministic (its floating-point atomic additions run in a different order on every "

@@ -75,7 +75,11 @@ double outcome_probability(const StateVector<Real>& state, const Qubits& qubits,
 template <class Real>
 std::vector<std::uint64_t> sample_marginal(const StateVector<Real>& state, const Qubits& qubits, std::size_t shots,
                                            std::uint64_t seed) {
-    return sample_outcomes(marginal_probabilities(state, qubits), shots, seed);
+    // The same outcomes for a seed need the same bits of the distribution on
+    // every run: the default Auto may merge bins with atomics.
+    MarginalOptions deterministic;
+    deterministic.deterministic = true;
+    return sample_outcomes(marginal_probabilities(state, qubits, deterministic), shots, seed);
 }
 
 #define QMARG_INSTANTIATE(Real)                                                                                   \

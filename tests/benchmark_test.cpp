@@ -69,7 +69,8 @@ TEST(BenchmarkGpu, EveryStrategyTimesAndLimitsThrowBeforeTiming) {
     state.set_random_state(seed);
     for (qmarg::MarginalStrategy s :
          {qmarg::MarginalStrategy::Auto, qmarg::MarginalStrategy::GlobalAtomic, qmarg::MarginalStrategy::SharedPrivatized,
-          qmarg::MarginalStrategy::Partitioned, qmarg::MarginalStrategy::BinStationary}) {
+          qmarg::MarginalStrategy::Partitioned, qmarg::MarginalStrategy::BinStationary,
+          qmarg::MarginalStrategy::BinStationaryAtomic}) {
         const std::vector<double> ms = qmarg::time_marginal_ms(state, {15, 0, 4}, {s}, 1, 2);
         ASSERT_EQ(ms.size(), 2u) << qmarg::to_string(s) << ", " << qmarg_test::seed_trace(seed);
         for (double t : ms) EXPECT_GT(t, 0.0) << qmarg::to_string(s);

@@ -34,7 +34,7 @@ using qmarg_test::fresh_seed;
 
 const MarginalStrategy kStrategies[] = {MarginalStrategy::Auto, MarginalStrategy::GlobalAtomic,
                                         MarginalStrategy::SharedPrivatized, MarginalStrategy::Partitioned,
-                                        MarginalStrategy::BinStationary};
+                                        MarginalStrategy::BinStationary, MarginalStrategy::BinStationaryAtomic};
 
 template <class Real>
 class MarginalStrategiesTest : public ::testing::Test {
@@ -456,15 +456,17 @@ TYPED_TEST(MarginalStrategiesTest, BinStationaryCasesInTurnGetTheirOwnPlans) {
     for (std::size_t j = 0; j < cases.size(); ++j) check(j, "after all");
 }
 
-// MarginalOptions::deterministic: the seed strategies refuse it by name, and
-// Auto and BinStationary under it give BinStationary's bits on every call.
-TYPED_TEST(MarginalStrategiesTest, DeterministicRequestRefusesTheSeedStrategies) {
+// MarginalOptions::deterministic: the seed strategies and BinStationaryAtomic
+// refuse it by name, and Auto and BinStationary under it give BinStationary's
+// bits on every call.
+TYPED_TEST(MarginalStrategiesTest, DeterministicRequestRefusesTheAtomicStrategies) {
     const std::uint64_t seed = fresh_seed();
     SCOPED_TRACE("random seed " + std::to_string(seed));
     const StateVector<TypeParam> state = random_gpu_state<TypeParam>(14, seed);
     const Qubits qubits = {13, 0, 6};
     for (MarginalStrategy strategy :
-         {MarginalStrategy::GlobalAtomic, MarginalStrategy::SharedPrivatized, MarginalStrategy::Partitioned}) {
+         {MarginalStrategy::GlobalAtomic, MarginalStrategy::SharedPrivatized, MarginalStrategy::Partitioned,
+          MarginalStrategy::BinStationaryAtomic}) {
         MarginalOptions options{strategy};
         options.deterministic = true;
         try {

@@ -23,8 +23,10 @@ namespace qmarg {
 // Partitioned) add floating-point probabilities with atomics whose order
 // changes from run to run, so repeated calls on the same state agree to
 // rounding (a relative difference of order 1e-16 * sqrt(2^(n-k)) per bin) but
-// are not bitwise identical. BinStationary, and so Auto, is deterministic; see
-// MarginalOptions::deterministic for the guarantee.
+// are not bitwise identical. So is BinStationaryAtomic where it merges with
+// atomics, and with it Auto. BinStationary is deterministic, and Auto runs it
+// when asked for determinism; see MarginalOptions::deterministic for the
+// guarantee.
 //
 // Limits: an explicitly requested strategy that cannot run a case throws
 // qmarg::Error saying why and what would fit; it never falls back silently.
@@ -32,9 +34,10 @@ namespace qmarg {
 enum class MarginalStrategy {
     // Picks a strategy from (n, k, which qubits) and the device's limits, by a
     // rule derived from measurements on an H100 (documented with its numbers at
-    // plan_marginal in cuda/marginal_plan.cu). Today that is BinStationary in
-    // every case: it was the fastest in every measured cell but a few at small
-    // n, runs every k from 1 to n, and is deterministic.
+    // plan_marginal in cuda/marginal_plan.cu). Today that is
+    // BinStationaryAtomic in every case (BinStationary's kernels, with atomics
+    // only where they were measured faster), and BinStationary when
+    // MarginalOptions::deterministic is set.
     Auto,
 
     // Seed B. One thread per amplitude (128 per block); each thread adds its
@@ -116,6 +119,28 @@ enum class MarginalStrategy {
     // state's precision, so repeated calls give bitwise-identical results, on
     // any GPU.
     BinStationary,
+
+    // BinStationary's kernels, with one change where a segment of the state
+    // is split over several blocks (few bins, or qubits among the lowest) and
+    // a measured rule says it pays: each block then adds its bins into the
+    // output with one floating-point atomic per bin, instead of writing
+    // partial rows that a second pass adds in a fixed order. Everywhere else
+    // it runs exactly what BinStationary runs.
+    //
+    // When it wins: where BinStationary's second pass is a visible part of
+    // the time, on states of up to about 2^28 amplitudes: its launches cost a
+    // few microseconds against reads of 6 us to 1.4 ms at n = 20..28. On an
+    // H100 it gained up to 0.16 of the read roofline at n = 20 and 22, 0.09
+    // at n = 24 and 0.04 at n = 26 and 28, and lost at most 0.022 in any
+    // cell (bench/results/marginal_H100_*_engine.json). The rule keeps
+    // partial rows where too many atomics would meet on one stretch of the
+    // output (many parts, 8 to 128 bins), which the L2 serialises.
+    //
+    // Limits: none beyond the output; it runs every k from 1 to n.
+    // Not deterministic where it merges with atomics: the blocks' additions
+    // run in the order the blocks finish (one atomic per bin and block, not
+    // per amplitude), so repeated calls agree to rounding.
+    BinStationaryAtomic,
 };
 
 const char* to_string(MarginalStrategy strategy);
@@ -135,10 +160,12 @@ struct MarginalOptions {
     // differ from each other by rounding.
     //
     // With deterministic = true, Auto picks among deterministic strategies
-    // only (today it picks BinStationary in every case anyway, at no cost: it
-    // is also the fastest), and an explicit seed strategy throws qmarg::Error.
-    // With false (the default) every strategy may run; Auto is deterministic
-    // today but is not promised to stay so.
+    // only (today BinStationary in every case: up to 0.16 of the read
+    // roofline slower than BinStationaryAtomic at n <= 22, 0.09 at n = 24,
+    // 0.04 at n = 26 and 28, level at n = 30), and an explicit
+    // BinStationaryAtomic or seed strategy throws qmarg::Error. With false
+    // (the default) every strategy may run, and Auto runs
+    // BinStationaryAtomic, which is not deterministic.
     bool deterministic = false;
 };
 

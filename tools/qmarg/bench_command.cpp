@@ -72,8 +72,8 @@ using qmarg::MarginalStrategy;
 constexpr int kCpuReferenceMaxQubits = 24;  // GPU cases up to here are checked against the CPU backend
 constexpr int kMinRuns = 3;                  // the fewest runs a slow case gets
 
-const std::vector<std::string> kGpuStrategies = {"GlobalAtomic", "SharedPrivatized", "Partitioned", "BinStationary",
-                                                 "Auto"};
+const std::vector<std::string> kGpuStrategies = {"GlobalAtomic",  "SharedPrivatized",    "Partitioned",
+                                                 "BinStationary", "BinStationaryAtomic", "Auto"};
 
 struct BenchOptions {
     std::vector<int> ns;
@@ -95,11 +95,12 @@ struct BenchOptions {
 
 MarginalStrategy parse_strategy(const std::string& name) {
     for (MarginalStrategy s : {MarginalStrategy::Auto, MarginalStrategy::GlobalAtomic, MarginalStrategy::SharedPrivatized,
-                               MarginalStrategy::Partitioned, MarginalStrategy::BinStationary}) {
+                               MarginalStrategy::Partitioned, MarginalStrategy::BinStationary,
+                               MarginalStrategy::BinStationaryAtomic}) {
         if (name == qmarg::to_string(s)) return s;
     }
     throw qmarg::Error("--strategies: unknown strategy '" + name +
-                       "' (GlobalAtomic, SharedPrivatized, Partitioned, BinStationary or Auto)");
+                       "' (GlobalAtomic, SharedPrivatized, Partitioned, BinStationary, BinStationaryAtomic or Auto)");
 }
 
 // One row of the table and the JSON.
@@ -574,8 +575,8 @@ void add_bench_command(CLI::App& app) {
         ->check(CLI::IsMember(kLayouts))
         ->capture_default_str();
     cmd->add_option("--strategies", options->strategies,
-                    "GlobalAtomic, SharedPrivatized, Partitioned, BinStationary, Auto (default: all on the GPU, Auto "
-                    "on the CPU)")
+                    "GlobalAtomic, SharedPrivatized, Partitioned, BinStationary, BinStationaryAtomic, Auto (default: "
+                    "all on the GPU, Auto on the CPU)")
         ->delimiter(',');
     cmd->add_option("--precision", options->precisions, "double, float or both")
         ->delimiter(',')

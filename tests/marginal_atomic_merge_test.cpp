@@ -1,0 +1,142 @@
+// BinStationaryAtomic: its rule (where it merges split segments with atomics),
+// and on the GPU its results against the CPU reference where it does, and
+// bitwise equal to BinStationary's where it does not (the same kernels run).
+// States of n = 12..22 qubits, fresh and random; the qubit lists are the
+// benchmark's layouts plus random ones, so that both sides of the rule occur
+// at every n. Failures name the seed, n and the qubit list.
+#include <cstring>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "marginal_support.hpp"
+#include "qmarg/marginal.hpp"
+#include "qmarg/state_vector.hpp"
+#include "test_support.hpp"
+
+#if defined(QMARG_TESTS_WITH_CUDA)
+#include "marginal_atomic_merge.hpp"
+#endif
+
+namespace {
+
+using qmarg::Device;
+using qmarg::MarginalOptions;
+using qmarg::MarginalStrategy;
+using qmarg::Qubits;
+using qmarg::StateVector;
+
+Qubits lowest(int k) {
+    Qubits qubits(k);
+    for (int j = 0; j < k; ++j) qubits[j] = j;
+    return qubits;
+}
+
+Qubits highest(int n, int k) {
+    Qubits qubits(k);
+    for (int j = 0; j < k; ++j) qubits[j] = n - k + j;
+    return qubits;
+}
+
+#if defined(QMARG_TESTS_WITH_CUDA)
+
+using qmarg::gpu::bin_stationary_merges_with_atomics;
+
+// The rule where it was measured (n = 24, cuda/marginal_bin_stationary.cu):
+// atomics for one or two bins and for many bins on high qubits, partial rows
+// where 4096 parts would meet on 8 to 32 bins, and nothing to merge where no
+// segment is split or on the transposed path.
+TEST(MarginalAtomicMergeRule, MergesWithAtomicsWhereThatWasMeasuredFaster) {
+    for (bool single : {false, true}) {
+        SCOPED_TRACE(single ? "float" : "double");
+        EXPECT_TRUE(bin_stationary_merges_with_atomics(24, {0}, single));
+        EXPECT_TRUE(bin_stationary_merges_with_atomics(24, {23}, single));
+        EXPECT_TRUE(bin_stationary_merges_with_atomics(24, {12, 3}, single));
+        EXPECT_TRUE(bin_stationary_merges_with_atomics(24, highest(24, 10), single));
+        EXPECT_TRUE(bin_stationary_merges_with_atomics(30, {0}, single));
+        EXPECT_FALSE(bin_stationary_merges_with_atomics(24, lowest(5), single));
+        EXPECT_FALSE(bin_stationary_merges_with_atomics(24, highest(24, 3), single));
+        EXPECT_FALSE(bin_stationary_merges_with_atomics(24, lowest(8), single));
+        EXPECT_FALSE(bin_stationary_merges_with_atomics(24, highest(24, 16), single));  // no segment split
+        EXPECT_FALSE(bin_stationary_merges_with_atomics(24, lowest(24), single));       // the transposed path
+        EXPECT_FALSE(bin_stationary_merges_with_atomics(8, {0}, single));               // the small-state kernel
+    }
+}
+
+template <class Real>
+class MarginalAtomicMergeTest : public ::testing::Test {
+protected:
+    void SetUp() override { QMARG_SKIP_IF_UNAVAILABLE(Device::Gpu); }
+};
+
+TYPED_TEST_SUITE(MarginalAtomicMergeTest, qmarg_test::Reals, qmarg_test::RealName);
+
+TYPED_TEST(MarginalAtomicMergeTest, MatchesTheCpuReferenceAndBinStationaryElsewhere) {
+    const std::uint64_t seed = qmarg_test::fresh_seed();
+    std::mt19937_64 rng(seed);
+    const bool single = std::is_same<TypeParam, float>::value;
+    const MarginalOptions atomic{MarginalStrategy::BinStationaryAtomic};
+    const MarginalOptions engine{MarginalStrategy::BinStationary};
+    int merged = 0, not_merged = 0;
+    for (int n = 12; n <= 22; n += 2) {
+        StateVector<TypeParam> gpu(n, Device::Gpu);
+        gpu.set_random_state(rng());
+        const StateVector<TypeParam> cpu = gpu.to(Device::Cpu);
+        std::vector<Qubits> lists = {{0}, {n - 1}, {n / 2, 0}, lowest(3), highest(n, 3), lowest(6), highest(n, 10)};
+        for (int k : {1, 2, 4, 8}) lists.push_back(qmarg_test::random_qubits(n, k, rng));
+        for (const Qubits& qubits : lists) {
+            SCOPED_TRACE("random seed " + std::to_string(seed) + ", n = " + std::to_string(n) + ", " +
+                         qmarg_test::describe(qubits));
+            const std::vector<double> got = qmarg::marginal_probabilities(gpu, qubits, atomic);
+            qmarg_test::expect_bins_near<TypeParam>(got, qmarg::marginal_probabilities(cpu, qubits));
+            const std::vector<double> fixed = qmarg::marginal_probabilities(gpu, qubits, engine);
+            if (bin_stationary_merges_with_atomics(n, qubits, single)) {
+                ++merged;
+                qmarg_test::expect_bins_near<TypeParam>(got, fixed);
+            } else {
+                ++not_merged;
+                ASSERT_EQ(got.size(), fixed.size());
+                EXPECT_EQ(0, std::memcmp(got.data(), fixed.data(), got.size() * sizeof(double)))
+                    << "not bitwise equal to BinStationary, whose kernels it runs here";
+            }
+        }
+    }
+    // Both sides of the rule were exercised.
+    EXPECT_GE(merged, 20);
+    EXPECT_GE(not_merged, 10);
+}
+
+#endif  // QMARG_TESTS_WITH_CUDA
+
+// Under MarginalOptions::deterministic the default strategy gives
+// BinStationary's bits, also where BinStationaryAtomic would merge with
+// atomics (a single qubit of a 20-qubit state).
+template <class Real>
+class DeterministicAutoTest : public ::testing::Test {
+protected:
+    void SetUp() override { QMARG_SKIP_IF_UNAVAILABLE(Device::Gpu); }
+};
+
+TYPED_TEST_SUITE(DeterministicAutoTest, qmarg_test::Reals, qmarg_test::RealName);
+
+TYPED_TEST(DeterministicAutoTest, GivesBinStationaryBitsWhereAutoWouldMergeWithAtomics) {
+    const std::uint64_t seed = qmarg_test::fresh_seed();
+    SCOPED_TRACE("random seed " + std::to_string(seed));
+    StateVector<TypeParam> gpu(20, Device::Gpu);
+    gpu.set_random_state(seed);
+    MarginalOptions deterministic;
+    deterministic.deterministic = true;
+    for (const Qubits& qubits : {Qubits{0}, Qubits{19, 4}}) {
+        const std::vector<double> engine =
+            qmarg::marginal_probabilities(gpu, qubits, MarginalOptions{MarginalStrategy::BinStationary});
+        for (int repeat = 0; repeat < 3; ++repeat) {
+            const std::vector<double> got = qmarg::marginal_probabilities(gpu, qubits, deterministic);
+            ASSERT_EQ(got.size(), engine.size());
+            EXPECT_EQ(0, std::memcmp(got.data(), engine.data(), got.size() * sizeof(double)))
+                << qmarg_test::describe(qubits) << ", repeat " << repeat;
+        }
+    }
+}
+
+}  // namespace
