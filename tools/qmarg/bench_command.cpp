@@ -72,8 +72,28 @@ using qmarg::MarginalStrategy;
 constexpr int kCpuReferenceMaxQubits = 24;  // GPU cases up to here are checked against the CPU backend
 constexpr int kMinRuns = 3;                  // the fewest runs a slow case gets
 
-const std::vector<std::string> kGpuStrategies = {"GlobalAtomic",  "SharedPrivatized",    "Partitioned",
-                                                 "BinStationary", "BinStationaryAtomic", "Auto"};
+// Every strategy, in the order of the default GPU sweep; the names, the
+// parser and the help text all come from this list.
+const MarginalStrategy kStrategyOrder[] = {MarginalStrategy::GlobalAtomic, MarginalStrategy::SharedPrivatized,
+                                           MarginalStrategy::Partitioned, MarginalStrategy::BinStationary,
+                                           MarginalStrategy::BinStationaryAtomic, MarginalStrategy::Auto};
+
+std::vector<std::string> strategy_names() {
+    std::vector<std::string> names;
+    for (MarginalStrategy s : kStrategyOrder) names.emplace_back(qmarg::to_string(s));
+    return names;
+}
+const std::vector<std::string> kGpuStrategies = strategy_names();
+
+// "a, b, c" (separator ", ") or "a, b or c" (last ", " replaced by " or ").
+std::string listed(const std::vector<std::string>& names, bool with_or) {
+    std::string text;
+    for (std::size_t j = 0; j < names.size(); ++j) {
+        if (j) text += with_or && j + 1 == names.size() ? " or " : ", ";
+        text += names[j];
+    }
+    return text;
+}
 
 struct BenchOptions {
     std::vector<int> ns;
@@ -94,13 +114,10 @@ struct BenchOptions {
 };
 
 MarginalStrategy parse_strategy(const std::string& name) {
-    for (MarginalStrategy s : {MarginalStrategy::Auto, MarginalStrategy::GlobalAtomic, MarginalStrategy::SharedPrivatized,
-                               MarginalStrategy::Partitioned, MarginalStrategy::BinStationary,
-                               MarginalStrategy::BinStationaryAtomic}) {
+    for (MarginalStrategy s : kStrategyOrder) {
         if (name == qmarg::to_string(s)) return s;
     }
-    throw qmarg::Error("--strategies: unknown strategy '" + name +
-                       "' (GlobalAtomic, SharedPrivatized, Partitioned, BinStationary, BinStationaryAtomic or Auto)");
+    throw qmarg::Error("--strategies: unknown strategy '" + name + "' (" + listed(kGpuStrategies, true) + ")");
 }
 
 // One row of the table and the JSON.
@@ -575,8 +592,7 @@ void add_bench_command(CLI::App& app) {
         ->check(CLI::IsMember(kLayouts))
         ->capture_default_str();
     cmd->add_option("--strategies", options->strategies,
-                    "GlobalAtomic, SharedPrivatized, Partitioned, BinStationary, BinStationaryAtomic, Auto (default: "
-                    "all on the GPU, Auto on the CPU)")
+                    listed(kGpuStrategies, false) + " (default: all on the GPU, Auto on the CPU)")
         ->delimiter(',');
     cmd->add_option("--precision", options->precisions, "double, float or both")
         ->delimiter(',')
