@@ -355,13 +355,30 @@ constexpr int kLogPartialShare = 7;
 // roofline, against 0.60 with the old cap and 128 blocks). At n = 24 the cap
 // leaves 256 blocks for every k on the lowest qubits, the best of the caps.
 constexpr int kLogMinSplitBlocks = 8;
+// How many blocks the parts of split segments aim at. Many: about 2^12 (tau
+// above), short blocks in waves, which suits the atomic merge: the blocks
+// finish over the whole call, so their atomics on a bin arrive spread out.
+// Few: at most 2^9 on states of up to 2^26 amplitudes (one wave of long
+// blocks on an H100), which suits partial rows: 8 times fewer rows for the
+// second pass and less per-block work. Measured on an H100 (n = 22..26,
+// k = 1..20, five layouts, the two alternating; docs/marginal_engine.md):
+// with partial rows, few parts took double n = 24 from 45 to 55 cells of 60
+// at >= 0.9 of the read roofline and float n = 24 from 46 to 55 at >= 0.85,
+// level at n = 22 and 26; with atomics where they pay on many parts, many
+// parts stay ahead (float n = 24, k = 1: 0.96 against 0.92, where one wave
+// of blocks ends in a burst of atomics on the same bins). Larger states keep
+// many parts: their blocks already run >= 128 tasks, and the merge is <= 1 %
+// of the call.
+enum class Parts { Many, Few };
+constexpr int kLogFewPartsBlocks = 9;
+constexpr int kFewPartsMaxQubits = 26;
 
 struct Launch {
     Plan plan;
     std::uint64_t blocks;
 };
 
-Launch make_plan(int n, const Qubits& qubits) {
+Launch make_plan(int n, const Qubits& qubits, Parts parts) {
     const int k = static_cast<int>(qubits.size());
     std::vector<std::uint64_t> bin_of(n, 0);  // bin bit contributed by each index bit
     for (int j = 0; j < k; ++j) bin_of[qubits[j]] = std::uint64_t{1} << j;
@@ -437,6 +454,11 @@ Launch make_plan(int n, const Qubits& qubits) {
         // than 2^kLogMinSplitBlocks blocks.
         plan.log_parts = std::min(plan.inner_bits - log_tau,
                                   std::max({0, n - k - kLogPartialShare, kLogMinSplitBlocks - plan.outer_bits}));
+        if (parts == Parts::Few && n <= kFewPartsMaxQubits) {
+            // Longer parts, for 2^kLogFewPartsBlocks blocks in all (never more parts than above).
+            const int log_few_tau = std::max(kLogMinTasks, task_bits - kLogFewPartsBlocks);
+            plan.log_parts = std::min(plan.log_parts, std::max(0, plan.inner_bits - log_few_tau));
+        }
         plan.log_segment_tasks = plan.inner_bits - plan.log_parts;
         plan.log_segments_per_block = 0;
     } else {
@@ -453,18 +475,19 @@ Launch make_plan(int n, const Qubits& qubits) {
 // and sits on the critical path of every call, before the first launch; a
 // caller that asks for the same marginals again (a benchmark, a sampler, the
 // same observable after every circuit layer) finds them here. A plan is a
-// function of (n, qubits) alone, so it holds on every device.
+// function of (n, qubits, parts) alone, so it holds on every device.
 class PlanCache {
 public:
-    Launch get(int n, const Qubits& qubits) {
+    Launch get(int n, const Qubits& qubits, Parts parts) {
         std::lock_guard<std::mutex> lock(mutex_);
         for (const Entry& entry : entries_) {
-            if (entry.n == n && entry.qubits == qubits) return entry.launch;
+            if (entry.n == n && entry.parts == parts && entry.qubits == qubits) return entry.launch;
         }
         Entry& entry = entries_[next_];
         next_ = (next_ + 1) % entries_.size();
-        entry.launch = make_plan(n, qubits);
+        entry.launch = make_plan(n, qubits, parts);
         entry.qubits = qubits;
+        entry.parts = parts;
         entry.n = n;
         return entry.launch;
     }
@@ -472,17 +495,18 @@ public:
 private:
     struct Entry {
         int n = -1;  // -1: empty
+        Parts parts = Parts::Many;
         Qubits qubits;
         Launch launch{};
     };
     std::mutex mutex_;
-    std::array<Entry, 16> entries_;
+    std::array<Entry, 32> entries_;  // two plans (many and few parts) per case
     std::size_t next_ = 0;  // the entry replaced next: the oldest
 };
 
-Launch cached_plan(int n, const Qubits& qubits) {
+Launch cached_plan(int n, const Qubits& qubits, Parts parts) {
     static PlanCache cache;
-    return cache.get(n, qubits);
+    return cache.get(n, qubits, parts);
 }
 
 // One level of the second pass: how many groups of rows it leaves, and which
@@ -654,6 +678,24 @@ bool atomic_merge_pays(int num_qubits, const Launch& launch) {
     return log_meeting <= num_qubits - kLogAtomicShare + few_blocks;
 }
 
+// The plan a call runs and how it merges split segments. BinStationary runs
+// the plan of few parts with partial rows. BinStationaryAtomic runs the plan
+// of many parts where atomics pay on it, and otherwise the plan of few
+// parts, with atomics where they pay there too (else exactly BinStationary).
+struct MergePlan {
+    Launch launch;
+    Parts parts;
+    bool atomic;
+};
+MergePlan choose_merge(int num_qubits, const Qubits& qubits, bool atomics_allowed) {
+    if (atomics_allowed) {
+        const Launch many = cached_plan(num_qubits, qubits, Parts::Many);
+        if (atomic_merge_pays(num_qubits, many)) return {many, Parts::Many, true};
+    }
+    const Launch few = cached_plan(num_qubits, qubits, Parts::Few);
+    return {few, Parts::Few, atomics_allowed && atomic_merge_pays(num_qubits, few)};
+}
+
 template <class Real, Merge kMerge>
 void run_streaming_path(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits, double* out) {
     const int k = static_cast<int>(qubits.size());
@@ -665,12 +707,12 @@ void run_streaming_path(const std::complex<Real>* amps, int num_qubits, const Qu
         QMARG_CHECK_LAUNCH(small_state_kernel);
         return;
     }
-    const Launch launch = cached_plan(num_qubits, qubits);
+    const MergePlan chosen = choose_merge(num_qubits, qubits, kMerge == Merge::Atomic);
     const auto* amps2 = reinterpret_cast<const AmpPair<Real>*>(amps);
-    if (kMerge == Merge::Atomic && atomic_merge_pays(num_qubits, launch)) {
-        run_streaming<Real, Merge::Atomic>(amps2, num_qubits, launch, out);
+    if (chosen.atomic) {
+        run_streaming<Real, Merge::Atomic>(amps2, num_qubits, chosen.launch, out);
     } else {
-        run_streaming<Real, Merge::PartialRows>(amps2, num_qubits, launch, out);
+        run_streaming<Real, Merge::PartialRows>(amps2, num_qubits, chosen.launch, out);
     }
 }
 
@@ -689,9 +731,11 @@ void run_bin_stationary(const std::complex<Real>* amps, int num_qubits, const Qu
 
 }  // namespace
 
-bool bin_stationary_merges_with_atomics(int num_qubits, const Qubits& qubits, bool single_precision) {
-    if (takes_transposed_path(num_qubits, qubits, single_precision) || num_qubits < kMinQubits) return false;
-    return atomic_merge_pays(num_qubits, cached_plan(num_qubits, qubits));
+AtomicMerge bin_stationary_atomic_merge(int num_qubits, const Qubits& qubits, bool single_precision) {
+    if (takes_transposed_path(num_qubits, qubits, single_precision) || num_qubits < kMinQubits) return AtomicMerge::None;
+    const MergePlan chosen = choose_merge(num_qubits, qubits, true);
+    if (!chosen.atomic) return AtomicMerge::None;
+    return chosen.parts == Parts::Many ? AtomicMerge::ManyParts : AtomicMerge::FewParts;
 }
 
 template <class Real>

@@ -8,11 +8,20 @@
 namespace qmarg {
 namespace gpu {
 
-// True when BinStationaryAtomic merges this case with atomics: it runs on the
-// streaming kernel, splits a segment over several blocks, and the measured
-// rule (atomic_merge_pays, next to its definition) says atomics pay. False
-// means it runs exactly what BinStationary runs, with the same bits.
-bool bin_stationary_merges_with_atomics(int num_qubits, const Qubits& qubits, bool single_precision);
+// How BinStationaryAtomic merges a case's split segments (the rule is
+// choose_merge and atomic_merge_pays, next to their definitions).
+enum class AtomicMerge {
+    // It runs exactly what BinStationary runs, with the same bits: no segment
+    // is split (or the case takes the transposed path or the small-state
+    // kernel), or atomics do not pay on either plan.
+    None,
+    // Atomics on the plan of many parts (about 2^12 blocks).
+    ManyParts,
+    // Atomics on BinStationary's plan of few parts, where they do not pay on
+    // many parts.
+    FewParts,
+};
+AtomicMerge bin_stationary_atomic_merge(int num_qubits, const Qubits& qubits, bool single_precision);
 
 }  // namespace gpu
 }  // namespace qmarg

@@ -1,9 +1,9 @@
 // BinStationaryAtomic: its rule (where it merges split segments with atomics),
 // and on the GPU its results against the CPU reference where it does, and
 // bitwise equal to BinStationary's where it does not (the same kernels run).
-// States of n = 12..22 qubits, fresh and random; the qubit lists are the
-// benchmark's layouts plus random ones, so that both sides of the rule occur
-// at every n. Failures name the seed, n and the qubit list.
+// States of n = 12..24 qubits, fresh and random; the qubit lists are the
+// benchmark's layouts plus random ones, so that every outcome of the rule
+// (no atomics, atomics on many parts, atomics on few parts) occurs. Failures name the seed, n and the qubit list.
 #include <cstring>
 #include <random>
 #include <string>
@@ -41,26 +41,29 @@ Qubits highest(int n, int k) {
 
 #if defined(QMARG_TESTS_WITH_CUDA)
 
-using qmarg::gpu::bin_stationary_merges_with_atomics;
+using qmarg::gpu::AtomicMerge;
+using qmarg::gpu::bin_stationary_atomic_merge;
 
 // The rule where it was measured (n = 24, cuda/marginal_bin_stationary.cu):
-// atomics for one or two bins and for many bins on high qubits, partial rows
-// where 4096 parts would meet on 8 to 32 bins, and nothing to merge where no
-// segment is split or on the transposed path.
+// atomics on many parts for one or two bins and for many bins on high
+// qubits; on few parts where many parts would meet on 8 to 32 bins; partial
+// rows where even few parts meet on 256 bins; nothing to merge where no
+// segment is split, on the transposed path and on the small-state kernel.
 TEST(MarginalAtomicMergeRule, MergesWithAtomicsWhereThatWasMeasuredFaster) {
     for (bool single : {false, true}) {
         SCOPED_TRACE(single ? "float" : "double");
-        EXPECT_TRUE(bin_stationary_merges_with_atomics(24, {0}, single));
-        EXPECT_TRUE(bin_stationary_merges_with_atomics(24, {23}, single));
-        EXPECT_TRUE(bin_stationary_merges_with_atomics(24, {12, 3}, single));
-        EXPECT_TRUE(bin_stationary_merges_with_atomics(24, highest(24, 10), single));
-        EXPECT_TRUE(bin_stationary_merges_with_atomics(30, {0}, single));
-        EXPECT_FALSE(bin_stationary_merges_with_atomics(24, lowest(5), single));
-        EXPECT_FALSE(bin_stationary_merges_with_atomics(24, highest(24, 3), single));
-        EXPECT_FALSE(bin_stationary_merges_with_atomics(24, lowest(8), single));
-        EXPECT_FALSE(bin_stationary_merges_with_atomics(24, highest(24, 16), single));  // no segment split
-        EXPECT_FALSE(bin_stationary_merges_with_atomics(24, lowest(24), single));       // the transposed path
-        EXPECT_FALSE(bin_stationary_merges_with_atomics(8, {0}, single));               // the small-state kernel
+        EXPECT_EQ(AtomicMerge::ManyParts, bin_stationary_atomic_merge(24, {0}, single));
+        EXPECT_EQ(AtomicMerge::ManyParts, bin_stationary_atomic_merge(24, {23}, single));
+        EXPECT_EQ(AtomicMerge::ManyParts, bin_stationary_atomic_merge(24, {12, 3}, single));
+        EXPECT_EQ(AtomicMerge::ManyParts, bin_stationary_atomic_merge(24, highest(24, 10), single));
+        EXPECT_EQ(AtomicMerge::ManyParts, bin_stationary_atomic_merge(30, {0}, single));
+        EXPECT_EQ(AtomicMerge::FewParts, bin_stationary_atomic_merge(24, lowest(3), single));
+        EXPECT_EQ(AtomicMerge::FewParts, bin_stationary_atomic_merge(24, lowest(5), single));
+        EXPECT_EQ(AtomicMerge::FewParts, bin_stationary_atomic_merge(24, highest(24, 3), single));
+        EXPECT_EQ(AtomicMerge::None, bin_stationary_atomic_merge(24, lowest(8), single));
+        EXPECT_EQ(AtomicMerge::None, bin_stationary_atomic_merge(24, highest(24, 16), single));  // no segment split
+        EXPECT_EQ(AtomicMerge::None, bin_stationary_atomic_merge(24, lowest(24), single));       // the transposed path
+        EXPECT_EQ(AtomicMerge::None, bin_stationary_atomic_merge(8, {0}, single));  // the small-state kernel
     }
 }
 
@@ -78,12 +81,13 @@ TYPED_TEST(MarginalAtomicMergeTest, MatchesTheCpuReferenceAndBinStationaryElsewh
     const bool single = std::is_same<TypeParam, float>::value;
     const MarginalOptions atomic{MarginalStrategy::BinStationaryAtomic};
     const MarginalOptions engine{MarginalStrategy::BinStationary};
-    int merged = 0, not_merged = 0;
-    for (int n = 12; n <= 22; n += 2) {
+    int outcomes[3] = {0, 0, 0};  // indexed by AtomicMerge
+    for (int n = 12; n <= 24; n += 2) {
         StateVector<TypeParam> gpu(n, Device::Gpu);
         gpu.set_random_state(rng());
         const StateVector<TypeParam> cpu = gpu.to(Device::Cpu);
-        std::vector<Qubits> lists = {{0}, {n - 1}, {n / 2, 0}, lowest(3), highest(n, 3), lowest(6), highest(n, 10)};
+        std::vector<Qubits> lists = {{0},       {n - 1},      {n / 2, 0},   lowest(3), lowest(4),
+                                     lowest(5), highest(n, 3), lowest(6), lowest(8), highest(n, 10)};
         for (int k : {1, 2, 4, 8}) lists.push_back(qmarg_test::random_qubits(n, k, rng));
         for (const Qubits& qubits : lists) {
             SCOPED_TRACE("random seed " + std::to_string(seed) + ", n = " + std::to_string(n) + ", " +
@@ -91,20 +95,21 @@ TYPED_TEST(MarginalAtomicMergeTest, MatchesTheCpuReferenceAndBinStationaryElsewh
             const std::vector<double> got = qmarg::marginal_probabilities(gpu, qubits, atomic);
             qmarg_test::expect_bins_near<TypeParam>(got, qmarg::marginal_probabilities(cpu, qubits));
             const std::vector<double> fixed = qmarg::marginal_probabilities(gpu, qubits, engine);
-            if (bin_stationary_merges_with_atomics(n, qubits, single)) {
-                ++merged;
+            const AtomicMerge merge = bin_stationary_atomic_merge(n, qubits, single);
+            ++outcomes[static_cast<int>(merge)];
+            if (merge != AtomicMerge::None) {
                 qmarg_test::expect_bins_near<TypeParam>(got, fixed);
             } else {
-                ++not_merged;
                 ASSERT_EQ(got.size(), fixed.size());
                 EXPECT_EQ(0, std::memcmp(got.data(), fixed.data(), got.size() * sizeof(double)))
                     << "not bitwise equal to BinStationary, whose kernels it runs here";
             }
         }
     }
-    // Both sides of the rule were exercised.
-    EXPECT_GE(merged, 20);
-    EXPECT_GE(not_merged, 10);
+    // Every outcome of the rule was exercised.
+    EXPECT_GE(outcomes[static_cast<int>(AtomicMerge::None)], 10);
+    EXPECT_GE(outcomes[static_cast<int>(AtomicMerge::ManyParts)], 20);
+    EXPECT_GE(outcomes[static_cast<int>(AtomicMerge::FewParts)], 4);
 }
 
 #endif  // QMARG_TESTS_WITH_CUDA
