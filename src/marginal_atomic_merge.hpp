@@ -15,10 +15,10 @@ enum class AtomicMerge {
     // is split (or the case takes the transposed path or the small-state
     // kernel), or atomics do not pay on either plan.
     None,
-    // Atomics on the plan of many parts (about 2^12 blocks).
+    // Atomics on the plan of many parts (more than 2^10 blocks).
     ManyParts,
     // Atomics on BinStationary's plan of few parts, where they do not pay on
-    // many parts.
+    // many parts or many parts are at most 2^10 blocks.
     FewParts,
 };
 AtomicMerge bin_stationary_atomic_merge(int num_qubits, const Qubits& qubits, bool single_precision);
