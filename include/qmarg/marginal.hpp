@@ -124,17 +124,21 @@ enum class MarginalStrategy {
     // is split over several blocks (few bins, or qubits among the lowest) and
     // a measured rule says it pays: each block then adds its bins into the
     // output with one floating-point atomic per bin, instead of writing
-    // partial rows that a second pass adds in a fixed order. Everywhere else
-    // it runs exactly what BinStationary runs.
+    // partial rows that a second pass adds in a fixed order; where that pays
+    // on shorter parts than BinStationary's (the blocks then finish over the
+    // whole call, and their atomics on a bin arrive spread out), it cuts the
+    // segment into those. Everywhere else it runs exactly what BinStationary
+    // runs.
     //
     // When it wins: where BinStationary's second pass is a visible part of
     // the time, on states of up to about 2^28 amplitudes: its launches cost a
     // few microseconds against reads of 6 us to 1.4 ms at n = 20..28. On an
     // H100 it gained up to 0.16 of the read roofline at n = 20 and 22, 0.09
-    // at n = 24 and 0.04 at n = 26 and 28, and lost at most 0.022 in any
-    // cell (bench/results/marginal_H100_*_engine.json). The rule keeps
-    // partial rows where too many atomics would meet on one stretch of the
-    // output (many parts, 8 to 128 bins), which the L2 serialises.
+    // at n = 24 and 26 (bench/results/marginal_H100_*_engine*.json); in a few
+    // cells it was up to 0.05 behind (float n = 22, k = 4 on scattered
+    // qubits). The rule keeps partial rows where too many atomics would meet
+    // on one stretch of the output (many parts, 8 to 256 bins), which the L2
+    // serialises.
     //
     // Limits: none beyond the output; it runs every k from 1 to n.
     // Not deterministic where it merges with atomics: the blocks' additions
