@@ -740,7 +740,9 @@ void run_bin_stationary(const std::complex<Real>* amps, int num_qubits, const Qu
 }  // namespace
 
 AtomicMerge bin_stationary_atomic_merge(int num_qubits, const Qubits& qubits, bool single_precision) {
-    if (takes_transposed_path(num_qubits, qubits, single_precision) || num_qubits < kMinQubits) return AtomicMerge::None;
+    if (takes_transposed_path(num_qubits, qubits, single_precision) || num_qubits < kMinQubits) {
+        return AtomicMerge::None;
+    }
     const MergePlan chosen = choose_merge(num_qubits, qubits, true);
     if (!chosen.atomic) return AtomicMerge::None;
     return chosen.parts == Parts::Many ? AtomicMerge::ManyParts : AtomicMerge::FewParts;
