@@ -370,7 +370,7 @@ constexpr int kLogMinSplitBlocks = 8;
 // many parts: their blocks already run >= 128 tasks, and the merge is <= 1 %
 // of the call.
 enum class Parts { Many, Few };
-constexpr int kLogFewPartsBlocks = 9;
+constexpr int kLogFewPartsMaxBlocks = 9;
 constexpr int kFewPartsMaxQubits = 26;
 
 struct Launch {
@@ -455,8 +455,8 @@ Launch make_plan(int n, const Qubits& qubits, Parts parts) {
         plan.log_parts = std::min(plan.inner_bits - log_tau,
                                   std::max({0, n - k - kLogPartialShare, kLogMinSplitBlocks - plan.outer_bits}));
         if (parts == Parts::Few && n <= kFewPartsMaxQubits) {
-            // Longer parts, for 2^kLogFewPartsBlocks blocks in all (never more parts than above).
-            const int log_few_tau = std::max(kLogMinTasks, task_bits - kLogFewPartsBlocks);
+            // Longer parts, for 2^kLogFewPartsMaxBlocks blocks in all (never more parts than above).
+            const int log_few_tau = std::max(kLogMinTasks, task_bits - kLogFewPartsMaxBlocks);
             plan.log_parts = std::min(plan.log_parts, std::max(0, plan.inner_bits - log_few_tau));
         }
         plan.log_segment_tasks = plan.inner_bits - plan.log_parts;
@@ -669,10 +669,8 @@ static_assert(1 + kLaneBits == kStreamingStorePrefix, "streaming_stores_coalesce
 constexpr int kLogAtomicShare = 10;
 constexpr int kLogFewBlocks = 10;
 constexpr int kLogBinsPerKib = 7;
-bool atomic_merge_pays(int num_qubits, const Launch& launch) {
+bool atomic_merge_pays(int num_qubits, int k, const Launch& launch) {
     if (launch.plan.log_parts == 0) return false;  // no segment is split: nothing to merge
-    int k = 0;
-    while ((std::uint64_t{1} << k) < launch.plan.bins) ++k;
     const int log_meeting = launch.plan.log_parts + std::min(k, kLogBinsPerKib);
     const int few_blocks = launch.blocks <= (std::uint64_t{1} << kLogFewBlocks) ? 1 : 0;
     return log_meeting <= num_qubits - kLogAtomicShare + few_blocks;
@@ -694,14 +692,15 @@ struct MergePlan {
     bool atomic;
 };
 MergePlan choose_merge(int num_qubits, const Qubits& qubits, bool atomics_allowed) {
+    const int k = static_cast<int>(qubits.size());
     if (atomics_allowed) {
         const Launch many = cached_plan(num_qubits, qubits, Parts::Many);
-        if (many.blocks > (std::uint64_t{1} << kLogFewBlocks) && atomic_merge_pays(num_qubits, many)) {
+        if (many.blocks > (std::uint64_t{1} << kLogFewBlocks) && atomic_merge_pays(num_qubits, k, many)) {
             return {many, Parts::Many, true};
         }
     }
     const Launch few = cached_plan(num_qubits, qubits, Parts::Few);
-    return {few, Parts::Few, atomics_allowed && atomic_merge_pays(num_qubits, few)};
+    return {few, Parts::Few, atomics_allowed && atomic_merge_pays(num_qubits, k, few)};
 }
 
 template <class Real, Merge kMerge>

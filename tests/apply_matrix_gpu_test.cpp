@@ -47,10 +47,7 @@ constexpr double gate_tolerance() {
 }
 
 template <class Real>
-class ApplyMatrixGpuTest : public ::testing::Test {
-protected:
-    void SetUp() override { QMARG_SKIP_IF_UNAVAILABLE(Device::Gpu); }
-};
+using ApplyMatrixGpuTest = qmarg_test::GpuTest<Real>;
 TYPED_TEST_SUITE(ApplyMatrixGpuTest, qmarg_test::Reals, qmarg_test::RealName);
 
 // ---- matrices -------------------------------------------------------------

@@ -70,10 +70,7 @@ TEST(MarginalAtomicMergeRule, MergesWithAtomicsWhereThatWasMeasuredFaster) {
 }
 
 template <class Real>
-class MarginalAtomicMergeTest : public ::testing::Test {
-protected:
-    void SetUp() override { QMARG_SKIP_IF_UNAVAILABLE(Device::Gpu); }
-};
+using MarginalAtomicMergeTest = qmarg_test::GpuTest<Real>;
 
 TYPED_TEST_SUITE(MarginalAtomicMergeTest, qmarg_test::Reals, qmarg_test::RealName);
 
@@ -120,10 +117,7 @@ TYPED_TEST(MarginalAtomicMergeTest, MatchesTheCpuReferenceAndBinStationaryElsewh
 // BinStationary's bits, also where BinStationaryAtomic would merge with
 // atomics (a single qubit of a 20-qubit state).
 template <class Real>
-class DeterministicAutoTest : public ::testing::Test {
-protected:
-    void SetUp() override { QMARG_SKIP_IF_UNAVAILABLE(Device::Gpu); }
-};
+using DeterministicAutoTest = qmarg_test::GpuTest<Real>;
 
 TYPED_TEST_SUITE(DeterministicAutoTest, qmarg_test::Reals, qmarg_test::RealName);
 

@@ -37,10 +37,7 @@ const MarginalStrategy kStrategies[] = {MarginalStrategy::Auto, MarginalStrategy
                                         MarginalStrategy::BinStationary, MarginalStrategy::BinStationaryAtomic};
 
 template <class Real>
-class MarginalStrategiesTest : public ::testing::Test {
-protected:
-    void SetUp() override { QMARG_SKIP_IF_UNAVAILABLE(Device::Gpu); }
-};
+using MarginalStrategiesTest = qmarg_test::GpuTest<Real>;
 
 TYPED_TEST_SUITE(MarginalStrategiesTest, qmarg_test::Reals, qmarg_test::RealName);
 

@@ -31,10 +31,7 @@ using qmarg::Qubits;
 using qmarg::StateVector;
 
 template <class Real>
-class MarginalTransposeTest : public ::testing::Test {
-protected:
-    void SetUp() override { QMARG_SKIP_IF_UNAVAILABLE(Device::Gpu); }
-};
+using MarginalTransposeTest = qmarg_test::GpuTest<Real>;
 
 TYPED_TEST_SUITE(MarginalTransposeTest, qmarg_test::Reals, qmarg_test::RealName);
 

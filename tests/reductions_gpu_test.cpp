@@ -31,10 +31,7 @@ using qmarg_test::seed_trace;
 using LongComplex = std::complex<long double>;
 
 template <class Real>
-class ReductionsGpuTest : public ::testing::Test {
-protected:
-    void SetUp() override { QMARG_SKIP_IF_UNAVAILABLE(Device::Gpu); }
-};
+using ReductionsGpuTest = qmarg_test::GpuTest<Real>;
 TYPED_TEST_SUITE(ReductionsGpuTest, qmarg_test::Reals, qmarg_test::RealName);
 
 const int kQubitCounts[] = {1, 2, 5, 10, 17, 20, 24};

@@ -93,6 +93,15 @@ protected:
     void SetUp() override { QMARG_SKIP_IF_UNAVAILABLE(B::device); }
 };
 
+// Fixture for typed tests over Reals that need a GPU: skips without one.
+// Each suite names it with an alias template (template <class Real> using
+// SuiteName = qmarg_test::GpuTest<Real>;).
+template <class Real>
+class GpuTest : public ::testing::Test {
+protected:
+    void SetUp() override { QMARG_SKIP_IF_UNAVAILABLE(qmarg::Device::Gpu); }
+};
+
 // "qubits {3, 0, 7}": a qubit list for failure messages.
 inline std::string describe(const qmarg::Qubits& qubits) {
     std::string out = "qubits {";
