@@ -131,9 +131,8 @@ void apply_matrix_tiled(std::complex<Real>* amps, const GateQubits& gate, const 
 template <class Real>
 void apply_matrix_mma(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix);
 // The one-block tensor-core kernel for any k = 4..10: what GPUs before sm_90
-// run for every k. On sm_90 apply_matrix_mma runs k = 10 on clusters and
-// k = 9 of a double state on a producer warp, so the tests call this one
-// directly to check it on any GPU.
+// run for every k. On sm_90 apply_matrix_mma runs k = 9 and 10 on
+// clusters, so the tests call this one directly to check it on any GPU.
 template <class Real>
 void apply_matrix_mma_one_block(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix);
 

@@ -3,11 +3,10 @@
 // for double and float states: a float state's amplitudes are widened to
 // double as they are staged and rounded back once, when the result is
 // stored, so the product itself is the double one (more exact than float
-// FMAs with a float copy of the matrix). Three kernels share the parts in
+// FMAs with a float copy of the matrix). Two kernels share the parts in
 // apply_matrix_mma_common.cuh: the one-block kernel here (every k before
-// sm_90; k = 4..8 and float k = 9 after), the producer-warp kernel
-// (apply_matrix_mma_producer.cu, double k = 9) and the cluster kernel
-// (apply_matrix_mma_cluster.cu, k = 10). With D = 2^k the gate is
+// sm_90; k = 4..8 after) and the cluster kernel (apply_matrix_mma_cluster.cu,
+// k = 9 and 10 on sm_90). With D = 2^k the gate is
 // Y = M * X, M the D x D matrix and X's columns the groups (the D amplitudes
 // whose target bits vary, one column per assignment of the other free qubits).
 //
@@ -23,9 +22,10 @@
 // matrix's L2 traffic is therefore 16 * D / kColumns bytes per amplitude
 // against 8 * D flops: 2 / kColumns bytes per flop. At k = 10 shared memory
 // holds only 8 columns of D amplitudes: 1/4 byte per flop, about 5 TB/s of
-// L2 reads at 21 TFLOP/s, the L2's limit. So k = 10 runs on clusters of four
-// blocks that share one tile (apply_matrix_mma_cluster.cu), which cuts
-// that traffic by four.
+// L2 reads at 21 TFLOP/s, the L2's limit. So k = 9 and 10 run on clusters
+// of two and four blocks that share one tile of 32 columns
+// (apply_matrix_mma_cluster.cu), which cuts that traffic to 1/16 byte per
+// flop, as at k = 8.
 //
 // A block runs its tiles' steps as one stream: the matrix chunks, the same
 // for every tile, are fetched kStages - 1 steps ahead across tile ends, and
@@ -45,8 +45,9 @@
 // threads that issue the products also copy the matrix stream, and that
 // work counts: copying the stage images' padding units too (12.5 % more
 // bytes, one more guarded copy per thread and step) cost 7 to 10 % at k = 7,
-// 8 and 10; the producer-warp kernel (k = 9), whose bulk copies include the
-// padding, was level. Before the fragments were loaded
+// 8 and 10; a producer-warp kernel (k = 9, in use until the 16 x 32 warp
+// tiles below), whose bulk copies include the padding, was level. Before the
+// fragments were loaded
 // straight into place, the kernel with its products replaced by a few adds
 // took 65 % of the real kernel's time at k = 7, 8 and 85 % at k = 9, and
 // without the block barriers (the producer-warp form) k = 8 was level and
@@ -79,8 +80,30 @@
 // accumulator trios (Mr Xr, Mi Xi, (Mr + Mi)(Xr + Xi): 4 doubles each) and
 // reuses each of its three A fragments kTileCols times.
 //
+// From k = 8 the warp tile is 16 x 32 (kTileCols = 4, the 8 warps stacked
+// along 128 rows of a pass): per 8-deep slice of a chunk a warp loads 4
+// 16-byte units of A fragments and 8 of B fragments for 12 DMMAs, against 4 +
+// 4 for 6 with 16 x 16 tiles, so the shared-memory fragment loads per DMMA
+// drop from about 680 to 512 bytes a warp. With the matrix stream's and X's
+// stores on top, 16 x 16 tiles asked shared memory for about as many bytes
+// per step as the DMMA pipe has cycles at its peak (128 bytes a cycle), and
+// both ran at about 41 % of their peaks. ptxas fits the 16 x 32 kernels in
+// 232 to 255 registers (one block per multiprocessor), with no spills but 4
+// bytes in the float k = 10 kernel. Measured on an H100 (TFLOP/s, n = 28, low / high /
+// scattered targets, two runs of each form, alternating): double k = 8 46.5 /
+// 42.4 / 40.8 -> 48.9 / 44.1 / 44.0, k = 9 (on clusters of two, against the
+// producer-warp kernel) 41.5 / 40.3 / 39.6 -> 46.3 / 44.1 / 43.3, k = 10 36.4
+// / 35.5 / 36.1 -> 43.5 / 42.5 / 41.9; float k = 8 48.6 / 44.6 / 44.7 -> 50.1
+// / 46.3 / 46.4, k = 9 41.7 / 40.0 / 39.3 -> 47.3 / 45.4 / 44.3, k = 10 37.0 /
+// 36.9 / 35.9 -> 45.0 / 44.2 / 43.5. At k = 7 the 16 x 32 tile needs one block
+// per multiprocessor, and lost 3 to 9 % to two blocks of 16 x 16 tiles. More
+// matrix stages measured level (k = 8 with 16-deep chunks, three or four
+// stages; k = 10 with three or four), so the matrix stream's latency is not
+// what bounds these kernels; shapes that spill (k = 8 on clusters of two,
+// k = 9 on clusters of four with three stages) lost 10 to 40 %.
+//
 // Shared-memory invariants of the one-block kernel (`xs`, `ms`, both double2;
-// the producer-warp and cluster kernels state theirs in their files):
+// the cluster kernel states its own in its file):
 //   xs[c * kXStride + 8 b .. + 7] hold X's rows 8 b .. 8 b + 7 of the current
 //     tile's column c, real parts in units 0..3 and imaginary parts in units
 //     4..7, rows t and t + 4 in one unit (x_real_slot in
@@ -116,36 +139,38 @@ namespace {
 // while keeping two blocks per multiprocessor where that is possible (so one
 // block's global loads and stores overlap another's products); H100: 227 KiB
 // per block, 228 KiB per multiprocessor.
-//   k   columns  pass rows  chunk  stages  shared   blocks/SM  matrix L2 bytes/flop
-//   4     128       16        16     2      49 KiB     2        1/64
-//   5      64       32        16     2      54 KiB     2        1/32
-//   6      64       32        16     2      86 KiB     2        1/32
-//   7      32       64        16     2     102 KiB     2        1/16
-//   8      32       64        32     2     198 KiB     1        1/16
-//   9      16      128        16     2     201 KiB     1        1/8
-//  10       8      128        16     2     201 KiB     1        1/4
-//      (k = 10 runs on clusters on sm_90: apply_matrix_mma_cluster.cu)
-// Chunks of 32 halve the barriers per product; they pay where one block has
-// the multiprocessor to itself (k = 8: 36.4 -> 40.5 TFLOP/s on low targets,
-// 34.8 -> 37.0 on high ones). At k = 6, 7 the wider stages cost the second
-// block (k = 7: 35.8 -> 34.6), and k = 9, 10 have no room for them.
-// Measured again after the fragments were loaded straight into place
-// (double, n = 30, TFLOP/s low / high targets, against these shapes in the
-// same run): k = 6 with 32-deep chunks 38.0 / 28.5 against 37.6 / 31.0;
-// k = 7 with 32-deep chunks (one block) 40.8 / 34.4 against 43.7 / 39.4,
-// with three stages 36 / 33, with 16 columns 37 / 35; k = 8 with 16-deep
-// chunks 41.5 / 38.7 against 45.4 / 40.8. The shapes above stay.
+//   k   warp tile  columns  pass rows  chunk  stages  shared   blocks/SM  matrix L2 bytes/flop
+//   4    16 x 16     128       16        16     2      49 KiB     2        1/64
+//   5    16 x 16      64       32        16     2      54 KiB     2        1/32
+//   6    16 x 16      64       32        16     2      86 KiB     2        1/32
+//   7    16 x 16      32       64        16     2     102 KiB     2        1/16
+//   8    16 x 32      32      128        16     2     202 KiB     1        1/16
+//   9    16 x 16      16      128        16     2     201 KiB     1        1/8
+//  10    16 x  8       8      128        16     2     201 KiB     1        1/4
+//      (k = 9 and 10 run on clusters on sm_90: apply_matrix_mma_cluster.cu)
+// With 16 x 16 warp tiles, chunks of 32 halved the barriers per product and
+// paid at k = 8 (36.4 -> 40.5 TFLOP/s on low targets, 34.8 -> 37.0 on high
+// ones); with 16 x 32 tiles a 32-deep stage no longer fits beside the X
+// tile. At k = 6, 7 the wider stages cost the second block (k = 7: 35.8 ->
+// 34.6), and k = 9, 10 have no room for them. Measured again after the
+// fragments were loaded straight into place (double, n = 30, TFLOP/s low /
+// high targets, against these shapes in the same run): k = 6 with 32-deep
+// chunks 38.0 / 28.5 against 37.6 / 31.0; k = 7 with 32-deep chunks (one
+// block) 40.8 / 34.4 against 43.7 / 39.4, with three stages 36 / 33, with
+// 16 columns 37 / 35.
 template <int K>
-using MmaShape = MmaShapeOf<K, K <= 4 ? 1 : K <= 6 ? 2 : K <= 8 ? 4 : 8, K == 10 ? 1 : 2, K == 8 ? 32 : kDmmaDepth,
-                            2, K <= 7 ? 2 : 1, (K >= 6)>;
+using MmaShape = MmaShapeOf<K, K <= 4 ? 1 : K <= 6 ? 2 : K == 7 ? 4 : 8, K == 8 ? 4 : K == 10 ? 1 : 2, kDmmaDepth, 2,
+                            K <= 7 ? 2 : 1, (K >= 6)>;
 // ptxas -v (CUDA 13, sm_90): 120 to 128 registers at k = 4..7 (the cap two
-// blocks per multiprocessor impose; k = 7 and float k = 6 spill 24 to 36
-// bytes), 166 to 182 at k = 8, 9 and 122 to 124 at k = 10, no other spills.
+// blocks per multiprocessor impose; k = 7 spills 8 bytes in double, 24 in
+// float, float k = 6 52), 232 to 238 at k = 8, 168 to 178 at k = 9 and 124
+// to 128 at k = 10 (the clusters' k = 9, 10: 252 to 255), no other spills.
 // Measured in the Gauss form (double, n = 30, low / high targets, against
 // these shapes in the same run): k = 7 with one block per multiprocessor and no cap (no spills) 34 %
 // slower, with 64-column tiles 16 to 30 %, with 32-deep chunks 11 to 16 %;
-// k = 8 with 16-deep chunks 7 to 10 % slower; k = 9 on this kernel 2 %
-// slower than the producer-warp form.
+// with 16 x 16 warp tiles, k = 8 with 16-deep chunks was 7 to 10 % slower
+// than with 32-deep ones, and k = 9 on this kernel 2 % slower than a
+// producer-warp form, itself 10 to 12 % behind the clusters of 16 x 32 tiles.
 
 template <class S, class Real>
 __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
@@ -268,17 +293,12 @@ void launch_mma_blocks(std::complex<Real>* amps, const GateQubits& gate, const M
     QMARG_CHECK_LAUNCH(apply_matrix_mma_kernel);
 }
 
-// k = 10 runs on clusters wherever the GPU can hold one, and k = 9 of a
-// double state on the producer-warp kernel from sm_90 on (a float state's X
-// is widened as it is staged, which the producer's copies cannot do);
-// everything else, and all of it before sm_90, on the one-block kernel.
+// k = 9 and 10 run on clusters wherever the GPU can hold one; everything
+// else, and all of it before sm_90, on the one-block kernel.
 template <int K, class Real>
 void launch_mma(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix) {
-    if constexpr (K == 10) {
+    if constexpr (K >= 9) {
         if (apply_matrix_mma_on_clusters(amps, gate, matrix)) return;
-    }
-    if constexpr (K == 9 && std::is_same<Real, double>::value) {
-        if (apply_matrix_mma_with_producer(amps, gate, matrix)) return;
     }
     launch_mma_blocks<MmaShape<K>, Real>(amps, gate, matrix);
 }

@@ -1,5 +1,5 @@
 // The cluster form of the tensor-core gate kernel (cuda/apply_matrix_mma.cu
-// describes the design it shares): k = 10 on sm_90.
+// describes the design it shares): k = 9 and 10 on sm_90.
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
@@ -133,19 +133,26 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
 #endif
 }
 
-// Shapes with clusters. At k = 10 four blocks share a tile of 32 columns;
-// each holds 256 rows of X (133 KiB), and the matrix's L2 traffic is 1/16
-// byte per flop, as at k = 8, instead of 1/4.
-//   k   cluster  columns  pass rows  chunk  stages  shared
-//  10      4        32        64       16     2     186 KiB
-// Measured on an H100 (double, n = 30, TFLOP/s, against the one-block
-// kernel): k = 10 20.9 -> 34.1 (low targets), 20.8 -> 33.4 (high). The
-// chunk of X from a peer is read two steps ahead; reading it one step ahead
-// gave 25.7. Clusters of 8 with 64 columns gave 25.4, and with 32 columns
-// and 32-deep chunks 32.6. At k = 9 two blocks with 32 columns gave 34.4,
-// four with 32-deep chunks 33.3, against 34.8 for one block, so k = 9 stays
-// on the one-block kernel.
-using MmaClusterShape = MmaShapeOf<10, 4, 2, kDmmaDepth, 2, 1, false, 4>;
+// Shapes with clusters: a tile of 32 columns shared by two blocks at k = 9
+// and four at k = 10, each holding 256 rows of X (133 KiB), so the matrix's
+// L2 traffic is 1/16 byte per flop, as at k = 8, instead of 1/8 and 1/4 on
+// one block. Each warp computes a 16 x 32 tile of Y (the 8 warps stacked
+// along a pass of 128 rows; apply_matrix_mma.cu has why and the
+// measurements), and reads every column of the step's X stage.
+//   k   cluster  warp tile  columns  pass rows  chunk  stages  shared
+//   9      2      16 x 32      32       128       16     2     222 KiB
+//  10      4      16 x 32      32       128       16     2     222 KiB
+// Measured on an H100 with 16 x 16 warp tiles (double, n = 30, TFLOP/s,
+// against the one-block kernel): k = 10 20.9 -> 34.1 (low targets), 20.8 ->
+// 33.4 (high). The chunk of X from a peer is read two steps ahead; reading
+// it one step ahead gave 25.7. Clusters of 8 with 64 columns gave 25.4, and
+// with 32 columns and 32-deep chunks 32.6. At k = 9 two blocks with 32
+// columns gave 34.4, four with 32-deep chunks 33.3, against 34.8 for one
+// block; with 16 x 32 warp tiles two blocks are 10 to 12 % faster than the
+// one-block kernel's best form (n = 28: 41.5 -> 46.3 TFLOP/s on low
+// targets).
+template <int K>
+using MmaClusterShape = MmaShapeOf<K, 8, 4, kDmmaDepth, 2, 1, false, K == 9 ? 2 : 4>;
 
 // The launch configuration of the cluster kernel for shape S, with a grid of
 // `clusters` clusters; `attribute` must outlive it.
@@ -193,19 +200,27 @@ void launch_mma_clusters(std::complex<Real>* amps, const GateQubits& gate, const
     QMARG_CHECK_LAUNCH(apply_matrix_mma_cluster_kernel);
 }
 
-}  // namespace
-
-template <class Real>
-bool apply_matrix_mma_on_clusters(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix) {
-    if (gate.num_targets != 10) {
-        throw Error("apply_matrix_mma_on_clusters: " + std::to_string(gate.num_targets) +
-                    " targets; this kernel takes 10");
-    }
-    using S = MmaClusterShape;
+// Runs shape S on clusters: false, with nothing run, where the GPU cannot
+// hold one.
+template <class S, class Real>
+bool launch_if_clusters_fit(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix) {
     const int clusters = resident_mma_clusters<S, Real>();
     if (clusters < 1) return false;
     launch_mma_clusters<S, Real>(amps, gate, matrix, clusters);
     return true;
+}
+
+}  // namespace
+
+template <class Real>
+bool apply_matrix_mma_on_clusters(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix) {
+    switch (gate.num_targets) {
+        case 9: return launch_if_clusters_fit<MmaClusterShape<9>, Real>(amps, gate, matrix);
+        case 10: return launch_if_clusters_fit<MmaClusterShape<10>, Real>(amps, gate, matrix);
+        default:
+            throw Error("apply_matrix_mma_on_clusters: " + std::to_string(gate.num_targets) +
+                        " targets; this kernel takes 9 or 10");
+    }
 }
 template bool apply_matrix_mma_on_clusters<float>(std::complex<float>*, const GateQubits&, const Matrix&);
 template bool apply_matrix_mma_on_clusters<double>(std::complex<double>*, const GateQubits&, const Matrix&);

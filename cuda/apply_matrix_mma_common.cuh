@@ -1,8 +1,8 @@
 // The parts the tensor-core gate kernels share: the block shape, the matrix
 // stream, the X tile's staging tables, the product of one chunk and the
 // store of a finished pass. cuda/apply_matrix_mma.cu describes the design
-// and holds the one-block kernel; apply_matrix_mma_producer.cu and
-// apply_matrix_mma_cluster.cu hold the two sm_90 forms. For .cu files only.
+// and holds the one-block kernel; apply_matrix_mma_cluster.cu holds the
+// sm_90 form on clusters. For .cu files only.
 #pragma once
 
 #include <cuda_pipeline_primitives.h>
@@ -24,16 +24,12 @@
 namespace qmarg {
 namespace gpu {
 
-// The sm_90 forms, for the dispatch in apply_matrix_mma.cu (each checks its
-// own arguments' k).
-// k = 10 on clusters of blocks: false, with nothing run, where the GPU cannot
-// hold one cluster (before sm_90, or no processing cluster with four free
-// multiprocessors).
+// The sm_90 form, for the dispatch in apply_matrix_mma.cu: k = 9 or 10 on
+// clusters of blocks (any other k is an Error). False, with nothing run,
+// where the GPU cannot hold one cluster (before sm_90, or no processing
+// cluster with enough free multiprocessors).
 template <class Real>
 bool apply_matrix_mma_on_clusters(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix);
-// k = 9 of a double state with a producer warp: false, with nothing run,
-// before sm_90 (no bulk copies, no mbarrier waits).
-bool apply_matrix_mma_with_producer(std::complex<double>* amps, const GateQubits& gate, const Matrix& matrix);
 
 constexpr int kMmaThreads = 256;
 constexpr int kMmaThreadBits = 8;
@@ -196,9 +192,8 @@ __device__ inline int chunk_local_bits(const TileLayout& layout, int* positions)
     return count;
 }
 
-// This thread's part of the chunk staging for `thread` (of kMmaThreads; the
-// producer warp of the producer-warp kernel stages for eight at a time):
-// chunk element i's local index holds i's bits at the chunk's varying
+// The part of the chunk staging for thread `thread` of kMmaThreads: chunk
+// element i's local index holds i's bits at the chunk's varying
 // positions, and thread takes the low kMmaThreadBits of them.
 template <class S>
 __device__ inline XStaging x_staging_for(const TileLayout& layout, unsigned thread) {
