@@ -85,22 +85,23 @@
 // 16-byte units of A fragments and 8 of B fragments for 12 DMMAs, against 4 +
 // 4 for 6 with 16 x 16 tiles, so the shared-memory fragment loads per DMMA
 // drop from about 680 to 512 bytes a warp. With the matrix stream's and X's
-// stores on top, 16 x 16 tiles asked shared memory for about as many bytes
-// per step as the DMMA pipe has cycles at its peak (128 bytes a cycle), and
-// both ran at about 41 % of their peaks. ptxas fits the 16 x 32 kernels in
-// 232 to 255 registers (one block per multiprocessor), with no spills but 4
-// bytes in the float k = 10 kernel. Measured on an H100 (TFLOP/s, n = 28, low / high /
-// scattered targets, two runs of each form, alternating): double k = 8 46.5 /
-// 42.4 / 40.8 -> 48.9 / 44.1 / 44.0, k = 9 (on clusters of two, against the
-// producer-warp kernel) 41.5 / 40.3 / 39.6 -> 46.3 / 44.1 / 43.3, k = 10 36.4
-// / 35.5 / 36.1 -> 43.5 / 42.5 / 41.9; float k = 8 48.6 / 44.6 / 44.7 -> 50.1
-// / 46.3 / 46.4, k = 9 41.7 / 40.0 / 39.3 -> 47.3 / 45.4 / 44.3, k = 10 37.0 /
-// 36.9 / 35.9 -> 45.0 / 44.2 / 43.5. At k = 7 the 16 x 32 tile needs one block
-// per multiprocessor, and lost 3 to 9 % to two blocks of 16 x 16 tiles. More
-// matrix stages measured level (k = 8 with 16-deep chunks, three or four
-// stages; k = 10 with three or four), so the matrix stream's latency is not
-// what bounds these kernels; shapes that spill (k = 8 on clusters of two,
-// k = 9 on clusters of four with three stages) lost 10 to 40 %.
+// stores on top, 16 x 16 tiles asked shared memory for about as many bytes per
+// step as the DMMA pipe has cycles at its peak (128 bytes a cycle), and both
+// ran at about 41 % of their peaks. ptxas fits the 16 x 32 kernels in 232 to
+// 255 registers (one block per multiprocessor), with no spills but 4 bytes in
+// the float k = 10 kernel. Measured on an H100 (TFLOP/s, n = 28, low / high /
+// scattered targets, both forms alternating in one command: two runs each in
+// double, one in float): double k = 8 46.5 / 42.4 / 40.8 -> 48.9 / 44.1 /
+// 44.0, k = 9 (on clusters of two, against the producer-warp kernel) 41.5 /
+// 40.3 / 39.6 -> 46.3 / 44.1 / 43.3, k = 10 36.4 / 35.5 / 36.1 -> 43.5 / 42.5
+// / 41.9; float k = 8 48.6 / 44.6 / 44.7 -> 50.1 / 46.3 / 46.4, k = 9 41.7 /
+// 40.0 / 39.3 -> 47.3 / 45.4 / 44.3, k = 10 37.0 / 36.9 / 35.9 -> 45.0 / 44.2
+// / 43.5. At k = 7 the 16 x 32 tile needs one block per multiprocessor, and
+// lost 3 to 9 % to two blocks of 16 x 16 tiles. More matrix stages measured
+// level (k = 8 with 16-deep chunks, three or four stages; k = 10 with three or
+// four), so the matrix stream's latency is not what bounds these kernels;
+// shapes that spill (k = 8 on clusters of two, k = 9 on clusters of four with
+// three stages) lost 10 to 40 %.
 //
 // Shared-memory invariants of the one-block kernel (`xs`, `ms`, both double2;
 // the cluster kernel states its own in its file):
