@@ -165,7 +165,7 @@ using MmaShape = MmaShapeOf<K, K <= 4 ? 1 : K <= 6 ? 2 : K == 7 ? 4 : 8, K == 8 
 // ptxas -v (CUDA 13, sm_90): 120 to 128 registers at k = 4..7 (the cap two
 // blocks per multiprocessor impose; k = 7 spills 8 bytes in double, 24 in
 // float, float k = 6 52), 232 to 238 at k = 8, 168 to 178 at k = 9 and 124
-// to 128 at k = 10 (the clusters' k = 9, 10: 252 to 255), no other spills.
+// to 146 at k = 10 (the clusters' k = 9, 10: 252 to 255), no other spills.
 // Measured in the Gauss form (double, n = 30, low / high targets, against
 // these shapes in the same run): k = 7 with one block per multiprocessor and no cap (no spills) 34 %
 // slower, with 64-column tiles 16 to 30 %, with 32-deep chunks 11 to 16 %;

@@ -192,22 +192,6 @@ __device__ inline int chunk_local_bits(const TileLayout& layout, int* positions)
     return count;
 }
 
-// The part of the chunk staging for thread `thread` of kMmaThreads: chunk
-// element i's local index holds i's bits at the chunk's varying
-// positions, and thread takes the low kMmaThreadBits of them.
-template <class S>
-__device__ inline XStaging x_staging_for(const TileLayout& layout, unsigned thread) {
-    int positions[kMaxTileBits];
-    const int count = chunk_local_bits<S>(layout, positions);  // kChunkBits + num_free
-    const int thread_bits = min(kMmaThreadBits, count);
-    const unsigned l = static_cast<unsigned>(scatter_bits(thread & ((1u << thread_bits) - 1), positions, count));
-    XStaging x;
-    x.thread_offset = local_offset(layout, l);
-    x.thread_cell = tile_cell(layout, l, layout.tile_bits);
-    x.active = thread < (1u << count);
-    return x;
-}
-
 // Global offset (from a tile's base) of matrix row `row`: the target strides
 // of its set bits.
 template <class S>
@@ -220,12 +204,14 @@ __device__ __forceinline__ Index target_offset(const TileLayout& layout, unsigne
 }
 
 // Fills the block's tables (`offsets`, `cells`, `chunk_offset`; read after a
-// __syncthreads) and returns this thread's part.
+// __syncthreads) and returns this thread's part. Chunk element i's local
+// index holds i's bits at the chunk's varying positions; the thread takes the
+// low kMmaThreadBits of them, the tables the rest.
 template <class S>
 __device__ inline XStaging make_x_staging(const TileLayout& layout, int row0, Index* offsets, unsigned* cells,
                                           Index* chunk_offset) {
     int positions[kMaxTileBits];
-    const int count = chunk_local_bits<S>(layout, positions);
+    const int count = chunk_local_bits<S>(layout, positions);  // kChunkBits + num_free
     const int thread_bits = min(kMmaThreadBits, count);
     for (int j = threadIdx.x; j < S::kXPerThread; j += kMmaThreads) {
         const unsigned l =
@@ -237,7 +223,13 @@ __device__ inline XStaging make_x_staging(const TileLayout& layout, int row0, In
         const unsigned row = static_cast<unsigned>(row0) + (static_cast<unsigned>(c) << S::kChunkBits);
         chunk_offset[c] = target_offset<S>(layout, row);
     }
-    return x_staging_for<S>(layout, threadIdx.x);
+    const unsigned thread = threadIdx.x;
+    const unsigned l = static_cast<unsigned>(scatter_bits(thread & ((1u << thread_bits) - 1), positions, count));
+    XStaging x;
+    x.thread_offset = local_offset(layout, l);
+    x.thread_cell = tile_cell(layout, l, layout.tile_bits);
+    x.active = thread < (1u << count);
+    return x;
 }
 
 // X's layout in shared memory: column c's rows at xs + c * kXStride, in

@@ -3,7 +3,8 @@
 // bitwise equal to BinStationary's where it does not (the same kernels run).
 // States of n = 12..24 qubits, fresh and random; the qubit lists are the
 // benchmark's layouts plus random ones, so that every outcome of the rule
-// (no atomics, atomics on many parts, atomics on few parts) occurs. Failures name the seed, n and the qubit list.
+// (no atomics, atomics on many parts, atomics on few parts) occurs. Failures
+// name the seed, n and the qubit list.
 #include <cstring>
 #include <random>
 #include <string>
