@@ -199,8 +199,13 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     const Index stride = gridDim.x;
     Index tile = blockIdx.x;  // the grid is never larger than num_tiles
     Index base = tile_base(layout, tile);
-    stage_x_tile<S, Real>(xs, amps, base, x, x_offsets, x_cells, chunk_offset);
-    if (columns < S::kColumns) zero_missing_columns<S>(xs, columns);
+    if (columns < S::kColumns) {
+        // A state of one tile, whose staging tables may repeat entries.
+        stage_x_tile<S, Real, true>(xs, amps, base, x, x_offsets, x_cells, chunk_offset);
+        zero_missing_columns<S>(xs, columns);
+    } else {
+        stage_x_tile<S, Real, false>(xs, amps, base, x, x_offsets, x_cells, chunk_offset);
+    }
     copy_first_matrix_chunks<S>(ms, images);
 
     MmaAccumulators<S> acc;
@@ -246,16 +251,17 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
                     // Each chunk is stored one step after its loads were
                     // issued (PendingXChunk): it is read again kChunksPerPass
                     // - 1 >= 2 steps after its loads at the earliest.
-                    store_x_chunk<S>(xs, pending, x, x_cells);
+                    store_x_chunk<S, Real, false>(xs, pending, x, x_cells);  // chunks of tiles of large states
                     if (chunk >= 0) load_x_chunk<S>(pending, amps, from, chunk, x, x_offsets, chunk_offset);
                 } else if (chunk >= 0) {
-                    stage_x_chunk<S, Real>(xs, amps, from, chunk, x, x_offsets, x_cells, chunk_offset);
+                    // A tile that has a next one, or a next tile's: no repeats.
+                    stage_x_chunk<S, Real, false>(xs, amps, from, chunk, x, x_offsets, x_cells, chunk_offset);
                 }
             } else if (q == 0 && !first) {
                 // Without prefetching, a tile's X is staged whole at its step
                 // 0, behind the barrier (B) above that ends the previous
                 // tile, and waited for at once.
-                stage_x_tile<S, Real>(xs, amps, base, x, x_offsets, x_cells, chunk_offset);
+                stage_x_tile<S, Real, false>(xs, amps, base, x, x_offsets, x_cells, chunk_offset);
                 __pipeline_commit();
                 __pipeline_wait_prior(0);
                 __syncthreads();

@@ -168,6 +168,13 @@ struct MmaShared {
           x_cells(reinterpret_cast<unsigned*>(chunk_offset + S::kOwnChunks)) {}
 };
 
+// The cell of a staging-table entry that repeats an earlier one (small
+// states): nothing is staged for it. Repeated stores of the same value by one
+// thread would do no harm, but two cp.async of one thread into one address
+// are not ordered (compute-sanitizer racecheck reports them as write-write
+// hazards).
+constexpr unsigned kRepeatedCell = ~0u;
+
 // Where this thread's share of one X chunk lives: element j of the chunk
 // (local index j * kMmaThreads + threadIdx.x among the tile amplitudes whose
 // row lies in the chunk) is at global offset base + chunk_offset[c] +
@@ -213,11 +220,15 @@ __device__ inline XStaging make_x_staging(const TileLayout& layout, int row0, In
     int positions[kMaxTileBits];
     const int count = chunk_local_bits<S>(layout, positions);  // kChunkBits + num_free
     const int thread_bits = min(kMmaThreadBits, count);
+    // A chunk of a small state (fewer free qubits than kColumnBits) has fewer
+    // than kXPerThread elements per thread, and the j beyond them would name
+    // the same cells again: their cells are kRepeatedCell.
+    const int distinct = count > thread_bits ? 1 << (count - thread_bits) : 1;
     for (int j = threadIdx.x; j < S::kXPerThread; j += kMmaThreads) {
         const unsigned l =
             static_cast<unsigned>(scatter_bits(static_cast<unsigned>(j) << thread_bits, positions, count));
         offsets[j] = local_offset(layout, l);
-        cells[j] = tile_cell(layout, l, layout.tile_bits);
+        cells[j] = j < distinct ? tile_cell(layout, l, layout.tile_bits) : kRepeatedCell;
     }
     for (int c = threadIdx.x; c < S::kOwnChunks; c += kMmaThreads) {
         const unsigned row = static_cast<unsigned>(row0) + (static_cast<unsigned>(c) << S::kChunkBits);
@@ -265,8 +276,13 @@ __device__ __forceinline__ void put_x(double2* xs, unsigned cell, int c, V v) {
 
 // Stages the block's own chunk c of the tile at `base` into xs: double
 // amplitudes by cp.async (they join the caller's next commit group), float
-// ones loaded, widened and stored (visible after the next barrier).
-template <class S, class Real>
+// ones loaded, widened and stored (visible after the next barrier). Only a
+// state of one tile can have repeated entries (kRepeatedCell): kMayRepeat
+// (here and in store_x_chunk) skips them, and the callers that stage tiles
+// of larger states leave it off, so that the kernel's steps carry no test
+// (with the test everywhere, ptxas spilled 8 more bytes in the double k = 7
+// kernel).
+template <class S, class Real, bool kMayRepeat>
 __device__ __forceinline__ void stage_x_chunk(double2* xs, const DeviceComplex<Real>* amps, Index base, int c,
                                               const XStaging& x, const Index* offsets, const unsigned* cells,
                                               const Index* chunk_offset) {
@@ -274,6 +290,7 @@ __device__ __forceinline__ void stage_x_chunk(double2* xs, const DeviceComplex<R
     const DeviceComplex<Real>* from = amps + base + chunk_offset[c] + x.thread_offset;
 #pragma unroll
     for (int j = 0; j < S::kXPerThread; ++j) {
+        if (kMayRepeat && cells[j] == kRepeatedCell) continue;
         if constexpr (std::is_same<Real, double>::value) {
             copy_x_async<S>(xs, x.thread_cell | cells[j], c, from + offsets[j]);
         } else {
@@ -306,13 +323,14 @@ __device__ __forceinline__ void load_x_chunk(PendingXChunk<S, Real>& pending, co
     for (int j = 0; j < S::kXPerThread; ++j) pending.v[j] = from[offsets[j]];
 }
 
-template <class S, class Real>
+template <class S, class Real, bool kMayRepeat>
 __device__ __forceinline__ void store_x_chunk(double2* xs, PendingXChunk<S, Real>& pending, const XStaging& x,
                                               const unsigned* cells) {
     if (pending.chunk < 0) return;
     if (x.active) {
 #pragma unroll
         for (int j = 0; j < S::kXPerThread; ++j) {
+            if (kMayRepeat && cells[j] == kRepeatedCell) continue;
             put_x<S>(xs, x.thread_cell | cells[j], pending.chunk, pending.v[j]);
         }
     }
@@ -320,12 +338,12 @@ __device__ __forceinline__ void store_x_chunk(double2* xs, PendingXChunk<S, Real
 }
 
 // Stages all the block's own chunks of the tile at `base` (as stage_x_chunk).
-template <class S, class Real>
+template <class S, class Real, bool kMayRepeat>
 __device__ __forceinline__ void stage_x_tile(double2* xs, const DeviceComplex<Real>* amps, Index base,
                                              const XStaging& x, const Index* offsets, const unsigned* cells,
                                              const Index* chunk_offset) {
     for (int c = 0; c < S::kOwnChunks; ++c) {
-        stage_x_chunk<S, Real>(xs, amps, base, c, x, offsets, cells, chunk_offset);
+        stage_x_chunk<S, Real, kMayRepeat>(xs, amps, base, c, x, offsets, cells, chunk_offset);
     }
 }
 
@@ -351,7 +369,7 @@ __device__ __forceinline__ void load_x_tile(double2* xs, const DeviceComplex<Rea
 #pragma unroll
         for (int b = 0; b < kBatch; ++b) load_x_chunk<S>(pending[b], amps, base, c0 + b, x, offsets, chunk_offset);
 #pragma unroll
-        for (int b = 0; b < kBatch; ++b) store_x_chunk<S>(xs, pending[b], x, cells);
+        for (int b = 0; b < kBatch; ++b) store_x_chunk<S, Real, true>(xs, pending[b], x, cells);
     }
 }
 
