@@ -356,6 +356,29 @@ TYPED_TEST(ApplyMatrixGpuTest, DenseTensorCorePathMatchesCpu) {
     }
 }
 
+// States of one partial column tile (fewer free qubits than the tile's
+// column bits), where the staging tables name fewer distinct amplitudes than
+// they have entries: each must be staged once (two cp.async of one thread
+// into one address are unordered; racecheck reports them). Small enough for
+// the compute-sanitizer passes of scripts/gpu_check.sh.
+TYPED_TEST(ApplyMatrixGpuTest, DenseTensorCorePathOnPartialTilesMatchesCpu) {
+    std::mt19937_64 rng(fresh_seed());
+    for (int k = 4; k <= 10; ++k) {
+        const Matrix matrix = random_dense(1 << k, rng);
+        for (int n : {k, k + 2}) {
+            for (Layout layout : {Layout::Low, Layout::RandomOrder}) {
+                const int set = n == k ? 0 : 2;
+                const Qubits targets = choose_targets(layout, n, k, rng);
+                const Controls controls = choose_controls(set, n, targets, rng);
+                expect_gpu_matches_cpu<TypeParam>(n, targets, matrix, controls,
+                                                  std::string("random non-unitary dense, partial tile, ") +
+                                                      to_string(layout) + " targets, k=" + std::to_string(k) + ", " +
+                                                      dense_path_name<TypeParam>(n, targets, controls));
+            }
+        }
+    }
+}
+
 // More tiles than resident blocks, so every block takes several tiles.
 TYPED_TEST(ApplyMatrixGpuTest, DenseTensorCorePathOnLargeStatesMatchesCpu) {
     std::mt19937_64 rng(fresh_seed());
