@@ -21,10 +21,12 @@
 // mismatch fails the case.
 //
 // Usage: apply_matrix_bench [--double_qubits=30] [--float_qubits=28]
-//                           [--tensor_cores=0] [benchmark flags]
+//                           [--tensor_cores=0] [--fma_paths=0] [benchmark flags]
 // (0 skips a precision). --tensor_cores=1 runs every gate on k >= 4 targets
-// on the tensor-core kernel, whatever the rule of cuda/apply_matrix.cuh picks
-// (the run that checks the rule; labels say "path mma (forced)"). States must
+// on the tensor-core kernel, whatever the rule of cuda/apply_matrix.cuh picks,
+// and --fma_paths=1 every gate on the FMA kernels (the register kernel up to
+// 5 targets, the tiled one above): the runs that check the rule; labels say
+// "path mma (forced)", "path small (forced)" or "path tiled (forced)". States must
 // be far larger than L2 for the numbers to mean memory bandwidth; the
 // defaults are 16 GiB and 2 GiB.
 #include <benchmark/benchmark.h>
@@ -60,6 +62,7 @@ using Cd = std::complex<double>;
 int g_double_qubits = 30;
 int g_float_qubits = 28;
 bool g_force_tensor_cores = false;
+bool g_force_fma = false;
 
 // ---- cuBLAS ---------------------------------------------------------------------
 
@@ -362,6 +365,12 @@ void apply_matrix_case(benchmark::State& st, Layout layout, int k) {
         auto apply = [&] {
             if (forced) {
                 gpu::apply_matrix_mma(ctx.state.data(), gate, matrix);
+            } else if (g_force_fma) {
+                if (k <= gpu::kMaxSmallTargets) {
+                    gpu::apply_matrix_small(ctx.state.data(), gate, matrix);
+                } else {
+                    gpu::apply_matrix_tiled(ctx.state.data(), gate, matrix);
+                }
             } else {
                 apply_matrix(ctx.state, targets, matrix);
             }
@@ -387,7 +396,9 @@ void apply_matrix_case(benchmark::State& st, Layout layout, int k) {
         const double flop_ms = flops / (ctx.gemm_tflops * 1e12) * 1e3;
         const double floor_ms = std::max(ctx.copy_ms, flop_ms);
         const std::string path =
-            forced ? "mma (forced)" : gpu::to_string(gpu::dense_path(gate, sizeof(Real)));
+            forced       ? "mma (forced)"
+            : g_force_fma ? (k <= gpu::kMaxSmallTargets ? "small (forced)" : "tiled (forced)")
+                          : gpu::to_string(gpu::dense_path(gate, sizeof(Real)));
         st.SetLabel(std::string(to_string(layout)) + " targets " + [&] {
             std::string s;
             for (int q : targets) s += (s.empty() ? "" : ",") + std::to_string(q);
@@ -441,7 +452,14 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "apply_matrix_bench: --tensor_cores takes 0 or 1 (got %d)\n", tensor_cores);
         return 1;
     }
+    const int fma_paths = take_flag(argc, argv, "fma_paths", 0);
+    if ((fma_paths != 0 && fma_paths != 1) || (fma_paths == 1 && tensor_cores == 1)) {
+        std::fprintf(stderr, "apply_matrix_bench: --fma_paths takes 0 or 1, and not with --tensor_cores=1 (got %d)\n",
+                     fma_paths);
+        return 1;
+    }
     g_force_tensor_cores = tensor_cores == 1;
+    g_force_fma = fma_paths == 1;
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
     if (!record_gpu("apply_matrix_bench")) return 1;

@@ -24,17 +24,17 @@
 //     kernel falls behind memory;
 //   float: apply_matrix_mma for k >= 6, and for k = 5 with a target among the
 //     three lowest qubits.
-// Everything else keeps its FMA path: k <= 3 and k = 4 with high targets run
-// at the copy roofline. Measured on an H100 (fraction of the floor; tensor
-// cores forced with apply_matrix_bench --tensor_cores=1, against the FMA
-// paths), with the Gauss-form kernels: float, n = 28: k = 4 low 0.67 against
-// 0.66 (level within what two runs differ by; the FMA path stays), high and
-// scattered 0.55 against 1.18-1.24; k = 5 high 0.49 against 0.71, low and
-// scattered 0.51-0.57 against 0.13; k = 6 0.62-0.75 against 0.29-0.42
-// (tiled); k = 7..10 0.67-0.89 against 0.32-0.45. Double, n = 30: k = 4 high
-// and scattered 1.02 against 1.12-1.13, k = 5 high 1.00 against 0.14. (The
-// FMA paths' figures for k = 5 low and k >= 6 are from an earlier run: the
-// benchmark does not time them there.)
+// Everything else keeps its FMA path: k <= 3, k = 4 in float and k = 4 with
+// high targets in double run at the copy roofline. Measured on an H100
+// (fraction of the floor; tensor cores forced with apply_matrix_bench
+// --tensor_cores=1, the FMA paths with --fma_paths=1), with the Gauss-form
+// kernels: float, n = 28: k = 4 low 0.67 against 1.23 (0.66 before the
+// staged register kernel loaded its tiles by cp.async), high and scattered
+// 0.55 against 1.19-1.25; k = 5 high 0.49 against 0.71, low and scattered
+// 0.50-0.57 against 0.16; k = 6 0.62-0.75 against 0.29-0.42 (tiled); k =
+// 7..10 0.67-0.89 against 0.32-0.45. Double, n = 30: k = 4 low 1.12 against
+// 0.32, high and scattered 1.02 against 1.13-1.14, k = 5 1.02-1.16 against
+// 0.09-0.15. (The FMA paths' figures for k >= 6 are from an earlier run.)
 //
 // Controls never reach a kernel as a test: they are folded into the index
 // mapping (their bits are inserted with the required values), so a gate with
