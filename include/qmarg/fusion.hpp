@@ -20,13 +20,14 @@ constexpr int kMaxFusedQubits = 10;
 // H100 with bench/circuit_fusion_bench.cu (a random 28-qubit circuit of depth
 // 20, 840 operations, fused into 271 / 158 / 97 / 81 operations for m = 2 / 3 /
 // 4 / 5; bench/results/circuit_fusion_H100.json), ms per circuit:
-//   double: unfused 2209, m = 2 825, m = 3 501, m = 4 571, m = 5 1700
-//   float:  unfused 1156, m = 2 443, m = 3 273, m = 4 209, m = 5 460
-// m = 3 is fastest in double (4.4x) and close in float (4.2x against 5.5x at
-// m = 4): every gate on up to 3 qubits runs at the copy floor, while a third
-// of the 4-qubit groups touch the lowest qubits, where the 4-qubit kernel is
-// slower, and 5-qubit gates cost 7 to 17 copies of the state.
-constexpr int kDefaultFusedQubits = 3;
+//   double: unfused 2193, m = 2 810, m = 3 480, m = 4 302, m = 5 262
+//   float:  unfused 1101, m = 2 408, m = 3 242, m = 4 151, m = 5 227
+// m = 4 is fastest in float (7.3x) and within 15 % of m = 5 in double (7.3x
+// against 8.4x): every gate on up to 4 qubits runs at the copy floor, while
+// 5-qubit gates run at 0.50 to 0.71 of it in float. On the CPU backend (2
+// cores, a 22-qubit circuit of the same kind) m = 4 took 3.04 s against 3.15
+// s for m = 3 and 3.94 s for m = 5.
+constexpr int kDefaultFusedQubits = 4;
 
 // Returns `circuit` with its operations fused: everything but `operations` is
 // copied, and each new operation is either an operation of `circuit`
