@@ -361,16 +361,13 @@ void apply_matrix_case(benchmark::State& st, Layout layout, int k) {
         const double cublas_ms = ctx.cublas_low_ms(k);
 
         const gpu::GateQubits gate = gpu::describe_gate(n, targets, {}, {});
-        const bool forced = g_force_tensor_cores && k >= 4;
+        const bool forced = (g_force_tensor_cores && k >= 4) || g_force_fma;
+        const gpu::DensePath path = !forced    ? gpu::dense_path(gate, sizeof(Real))
+                                    : g_force_fma ? gpu::fma_path(k)
+                                                  : gpu::DensePath::Mma;
         auto apply = [&] {
             if (forced) {
-                gpu::apply_matrix_mma(ctx.state.data(), gate, matrix);
-            } else if (g_force_fma) {
-                if (k <= gpu::kMaxSmallTargets) {
-                    gpu::apply_matrix_small(ctx.state.data(), gate, matrix);
-                } else {
-                    gpu::apply_matrix_tiled(ctx.state.data(), gate, matrix);
-                }
+                gpu::apply_matrix_dense(ctx.state.data(), gate, matrix, path);
             } else {
                 apply_matrix(ctx.state, targets, matrix);
             }
@@ -395,15 +392,12 @@ void apply_matrix_case(benchmark::State& st, Layout layout, int k) {
         const double flops = 8.0 * std::ldexp(1.0, k) * amplitudes;
         const double flop_ms = flops / (ctx.gemm_tflops * 1e12) * 1e3;
         const double floor_ms = std::max(ctx.copy_ms, flop_ms);
-        const std::string path =
-            forced       ? "mma (forced)"
-            : g_force_fma ? (k <= gpu::kMaxSmallTargets ? "small (forced)" : "tiled (forced)")
-                          : gpu::to_string(gpu::dense_path(gate, sizeof(Real)));
+        const std::string path_name = std::string(gpu::to_string(path)) + (forced ? " (forced)" : "");
         st.SetLabel(std::string(to_string(layout)) + " targets " + [&] {
             std::string s;
             for (int q : targets) s += (s.empty() ? "" : ",") + std::to_string(q);
             return s;
-        }() + " path " + path);
+        }() + " path " + path_name);
         st.counters["n"] = n;
         st.counters["k"] = k;
         st.counters["ms"] = ms;

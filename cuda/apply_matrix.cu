@@ -141,8 +141,10 @@ DensePath dense_path(const GateQubits& gate, std::size_t real_bytes) {
     if (mma_wins && mma_available()) {
         return DensePath::Mma;
     }
-    return k <= kMaxSmallTargets ? DensePath::Small : DensePath::Tiled;
+    return fma_path(k);
 }
+
+DensePath fma_path(int num_targets) { return num_targets <= kMaxSmallTargets ? DensePath::Small : DensePath::Tiled; }
 
 const char* to_string(DensePath path) {
     switch (path) {
@@ -174,15 +176,22 @@ void apply_matrix(std::complex<Real>* amps, int num_qubits, const Qubits& target
             apply_matrix_permutation(amps, gate, matrix);
             return;
         case MatrixStructure::Dense:
-            switch (dense_path(gate, sizeof(Real))) {
-                case DensePath::Small: apply_matrix_small(amps, gate, matrix); return;
-                case DensePath::Tiled: apply_matrix_tiled(amps, gate, matrix); return;
-                case DensePath::Mma: apply_matrix_mma(amps, gate, matrix); return;
-            }
+            apply_matrix_dense(amps, gate, matrix, dense_path(gate, sizeof(Real)));
             return;
     }
 }
 
+template <class Real>
+void apply_matrix_dense(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix, DensePath path) {
+    switch (path) {
+        case DensePath::Small: apply_matrix_small(amps, gate, matrix); return;
+        case DensePath::Tiled: apply_matrix_tiled(amps, gate, matrix); return;
+        case DensePath::Mma: apply_matrix_mma(amps, gate, matrix); return;
+    }
+}
+
+template void apply_matrix_dense<float>(std::complex<float>*, const GateQubits&, const Matrix&, DensePath);
+template void apply_matrix_dense<double>(std::complex<double>*, const GateQubits&, const Matrix&, DensePath);
 template void apply_matrix<float>(std::complex<float>*, int, const Qubits&, const Matrix&, const Qubits&,
                                   const std::vector<int>&);
 template void apply_matrix<double>(std::complex<double>*, int, const Qubits&, const Matrix&, const Qubits&,

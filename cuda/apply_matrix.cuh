@@ -143,7 +143,13 @@ enum class DensePath { Small, Tiled, Mma };
 // The path a dense gate with this description takes on the current device
 // for a state of `real_bytes` per real component (4 or 8).
 DensePath dense_path(const GateQubits& gate, std::size_t real_bytes);
+// The FMA path for k targets: the register kernel up to kMaxSmallTargets,
+// the tiled one above (what dense_path falls back to without tensor cores).
+DensePath fma_path(int num_targets);
 const char* to_string(DensePath path);
+// Applies a dense matrix on `path` (the kernel's own limits apply).
+template <class Real>
+void apply_matrix_dense(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix, DensePath path);
 
 // c (16 x 8) = a (16 x 16) * b (16 x 8), row-major, by one DMMA through the
 // fragment helpers of cuda/dmma.cuh: a check that the documented fragment
