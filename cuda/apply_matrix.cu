@@ -137,7 +137,7 @@ DensePath dense_path(const GateQubits& gate, std::size_t real_bytes) {
     const int k = gate.num_targets;
     const bool low_target = gate.min_target < 3;
     const bool mma_wins = real_bytes == sizeof(double) ? k >= 5 || (k == 4 && low_target)
-                                                       : k >= 6 || (k == 5 && low_target);
+                                                       : k >= 6;
     if (mma_wins && mma_available()) {
         return DensePath::Mma;
     }

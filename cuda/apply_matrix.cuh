@@ -21,20 +21,21 @@
 //   double: apply_matrix_mma for k >= 5, where 8 * 2^k flops per amplitude
 //     outrun FMAs (k = 5 in registers also runs out of them), and for k = 4
 //     with a target among the three lowest qubits, where the staged register
-//     kernel falls behind memory;
-//   float: apply_matrix_mma for k >= 6, and for k = 5 with a target among the
-//     three lowest qubits.
-// Everything else keeps its FMA path: k <= 3, k = 4 in float and k = 4 with
-// high targets in double run at the copy roofline. Measured on an H100
-// (fraction of the floor; tensor cores forced with apply_matrix_bench
+//     kernel is level on an H100 and behind on an H200 (1.05 against 1.16);
+//   float: apply_matrix_mma for k >= 6.
+// Everything else keeps its FMA path: k <= 3, k <= 5 in float and k = 4 with
+// high targets in double run at or near the copy roofline. Measured on an
+// H100 (fraction of the floor; tensor cores forced with apply_matrix_bench
 // --tensor_cores=1, the FMA paths with --fma_paths=1), with the Gauss-form
-// kernels: float, n = 28: k = 4 low 0.67 against 1.23 (0.66 before the
-// staged register kernel loaded its tiles by cp.async), high and scattered
-// 0.55 against 1.19-1.25; k = 5 high 0.49 against 0.71, low and scattered
-// 0.50-0.57 against 0.16; k = 6 0.62-0.75 against 0.29-0.42 (tiled); k =
-// 7..10 0.67-0.89 against 0.32-0.45. Double, n = 30: k = 4 low 1.12 against
-// 0.32, high and scattered 1.02 against 1.13-1.14, k = 5 1.02-1.16 against
-// 0.09-0.15. (The FMA paths' figures for k >= 6 are from an earlier run.)
+// kernels: float, n = 28: k = 4 low 0.67 against 1.23, high and scattered
+// 0.55 against 1.19-1.25; k = 5 high 0.49 against 0.80, low and scattered
+// 0.50-0.57 against 0.68-0.70 (0.16 before the register kernels read
+// matrices over 2 KiB from shared memory; on an H200 too the FMA path wins,
+// 0.50-0.59 against 0.38-0.43); k = 6 0.62-0.75 against 0.29-0.42 (tiled);
+// k = 7..10 0.67-0.89 against 0.32-0.45. Double, n = 30: k = 4 low 1.12
+// against 1.14 (level; 0.32 from the constant bank), high and scattered 1.02
+// against 1.13-1.14, k = 5 1.02-1.16 against 0.77 (high). (The FMA paths'
+// figures for k >= 6 are from an earlier run.)
 //
 // Controls never reach a kernel as a test: they are folded into the index
 // mapping (their bits are inserted with the required values), so a gate with

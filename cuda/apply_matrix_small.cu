@@ -4,11 +4,14 @@
 // are disjoint, so the product needs neither atomics nor barriers.
 //
 // The matrix travels as a kernel parameter (2^2k complex values, at most 16 KiB
-// in double) and every loop over it is unrolled, so each multiply-add reads its
-// matrix entry straight from the constant bank: nothing to upload or free, and
-// concurrent gates cannot see each other's matrices. At 8 * 2^k flops per
-// amplitude this stays below the FP64 rate needed to keep up with memory for
-// k <= 5, so both kernels aim at the copy roofline.
+// in double): nothing to upload or free, and concurrent gates cannot see each
+// other's matrices. Every loop over it is unrolled, so up to 2 KiB each
+// multiply-add reads its matrix entry straight from the constant bank. Larger
+// matrices (float k = 5, double k = 4 and 5) are copied to shared memory once
+// per block and read from there, 16 bytes per load, the same address in every
+// lane (a broadcast): see matrix_operands. At 8 * 2^k flops per amplitude this
+// stays below the FP64 rate needed to keep up with memory for k <= 5, so both
+// kernels aim at the copy roofline.
 //
 // Two kernels, chosen by where the targets are:
 //  direct  no target among the lowest bits that share a 128-byte line (3 bits
@@ -26,6 +29,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <string>
 
 #include "apply_matrix.cuh"
 #include "apply_matrix_tile.cuh"
@@ -61,9 +65,49 @@ constexpr int staged_tile_bits() {
 }
 
 template <class Real, int K>
-struct SmallMatrix {
+struct alignas(16) SmallMatrix {
     DeviceComplex<Real> entry[(1 << K) * (1 << K)];  // row-major
 };
+
+// Matrices up to this size are read from the constant bank, larger ones from
+// shared memory. Every warp walks the whole matrix once per group. From the
+// constant bank, a walk of 2 KiB (float k = 4) keeps up with memory, but the
+// staged kernel, whose multiplies all run between the same two barriers, fell
+// far behind with 4 and 8 KiB matrices (the constant cache missing, we think;
+// not measured directly). Measured on an H100 (fraction of the copy roofline,
+// n = 28 float / 30 double, forced onto this kernel with apply_matrix_bench
+// --fma_paths=1, the two forms alternating, two runs each), constant bank ->
+// shared memory: float k = 5 low 0.16 -> 0.68-0.69, scattered 0.16 -> 0.70,
+// high 0.71 -> 0.80; double k = 4 low 0.33 -> 1.14, high and scattered
+// 1.12-1.13, level; double k = 5 high 0.15 -> 0.77 (and on an H200 low and
+// scattered 0.07 -> 0.64). A second tile
+// buffer per staged block, so that the next tile arrives while one is
+// multiplied, measured 1 to 3 % slower at float k = 5 and 10 % at double
+// k = 5 (on an H200).
+constexpr std::size_t kConstantMatrixBytes = 2048;
+
+template <class Real, int K>
+constexpr bool matrix_in_shared() {
+    return sizeof(SmallMatrix<Real, K>) > kConstantMatrixBytes;
+}
+
+// The matrix the multiply-adds read: the parameter itself, or its copy in
+// shared memory (matrix_in_shared). Every thread of the block calls it once,
+// before its first group.
+template <class Real, int K>
+__device__ __forceinline__ const SmallMatrix<Real, K>& matrix_operands(const SmallMatrix<Real, K>& param) {
+    if constexpr (matrix_in_shared<Real, K>()) {
+        __shared__ SmallMatrix<Real, K> copy;
+        constexpr int kUnits = sizeof(copy) / sizeof(uint4);
+        const uint4* from = reinterpret_cast<const uint4*>(&param);
+        uint4* to = reinterpret_cast<uint4*>(&copy);
+        for (int i = threadIdx.x; i < kUnits; i += blockDim.x) to[i] = from[i];
+        __syncthreads();  // the copy is complete before any thread reads it
+        return copy;
+    } else {
+        return param;
+    }
+}
 
 // Offset of row r of a group from the group's row 0: bit j of r moves by stride[j].
 template <int K, class Stride>
@@ -76,24 +120,64 @@ __device__ __forceinline__ Stride row_offset(int r, const Stride* stride) {
     return offset;
 }
 
-// Row r of (matrix * v). r is a compile-time constant after unrolling, so the
-// matrix entries are constant-bank operands of the multiply-adds.
+// 16 bytes of shared memory at `address` (a shared-window address). The
+// load is volatile because the shared copy of the matrix never changes while
+// a kernel runs: ordinary loads are hoisted out of the loop over groups, all
+// 2^2k entries at once, and spilled (measured with ptxas: 13 KiB of stack
+// for the float k = 5 direct kernel).
+__device__ __forceinline__ float4 load_shared_16(unsigned address, float) {
+    float4 out;
+    asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+                 : "=f"(out.x), "=f"(out.y), "=f"(out.z), "=f"(out.w)
+                 : "r"(address));
+    return out;
+}
+__device__ __forceinline__ double2 load_shared_16(unsigned address, double) {
+    double2 out;
+    asm volatile("ld.shared.v2.f64 {%0, %1}, [%2];" : "=d"(out.x), "=d"(out.y) : "r"(address));
+    return out;
+}
+
+// Row r of (matrix * v), `matrix` from matrix_operands. r is a compile-time
+// constant after unrolling, so the matrix entries are constant-bank operands
+// of the multiply-adds, or shared-memory loads at fixed offsets: 16 bytes
+// each (two float entries or one double entry), and two sums (even and odd
+// columns) for twice the independent multiply-adds per row.
 template <class Real, int K>
 __device__ __forceinline__ DeviceComplex<Real> row_times(const SmallMatrix<Real, K>& matrix, int r,
                                                          const DeviceComplex<Real> (&v)[1 << K]) {
+    using C = DeviceComplex<Real>;
     constexpr int kDim = 1 << K;
-    DeviceComplex<Real> acc = make_device_complex<Real>(0, 0);
+    if constexpr (matrix_in_shared<Real, K>()) {
+        const unsigned row = static_cast<unsigned>(__cvta_generic_to_shared(matrix.entry + r * kDim));
+        C even = make_device_complex<Real>(0, 0), odd = even;
 #pragma unroll
-    for (int c = 0; c < kDim; ++c) acc = complex_fma(matrix.entry[r * kDim + c], v[c], acc);
-    return acc;
+        for (int c = 0; c < kDim; c += 2) {
+            if constexpr (sizeof(Real) == sizeof(float)) {
+                const float4 pair = load_shared_16(row + c * sizeof(C), Real());
+                even = complex_fma(make_float2(pair.x, pair.y), v[c], even);
+                odd = complex_fma(make_float2(pair.z, pair.w), v[c + 1], odd);
+            } else {
+                even = complex_fma(load_shared_16(row + c * sizeof(C), Real()), v[c], even);
+                odd = complex_fma(load_shared_16(row + (c + 1) * sizeof(C), Real()), v[c + 1], odd);
+            }
+        }
+        return make_device_complex<Real>(even.x + odd.x, even.y + odd.y);
+    } else {
+        C acc = make_device_complex<Real>(0, 0);
+#pragma unroll
+        for (int c = 0; c < kDim; ++c) acc = complex_fma(matrix.entry[r * kDim + c], v[c], acc);
+        return acc;
+    }
 }
 
 template <class Real, int K>
 __global__ void __launch_bounds__(kDirectThreads)
-    apply_matrix_small_direct_kernel(DeviceComplex<Real>* amps, const __grid_constant__ SmallMatrix<Real, K> matrix,
+    apply_matrix_small_direct_kernel(DeviceComplex<Real>* amps, const __grid_constant__ SmallMatrix<Real, K> param,
                                      const __grid_constant__ GateQubits gate, Index num_groups) {
     using C = DeviceComplex<Real>;
     constexpr int kDim = 1 << K;
+    const SmallMatrix<Real, K>& matrix = matrix_operands(param);
     const Index step = static_cast<Index>(gridDim.x) * blockDim.x;
     for (Index g = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; g < num_groups; g += step) {
         const Index base = insert_zero_bits(g, gate.fixed_sorted, gate.num_fixed) | gate.control_mask;
@@ -107,10 +191,11 @@ __global__ void __launch_bounds__(kDirectThreads)
 
 template <class Real, int K>
 __global__ void __launch_bounds__(kStagedThreads, staged_min_blocks<K>())
-    apply_matrix_small_staged_kernel(DeviceComplex<Real>* amps, const __grid_constant__ SmallMatrix<Real, K> matrix,
+    apply_matrix_small_staged_kernel(DeviceComplex<Real>* amps, const __grid_constant__ SmallMatrix<Real, K> param,
                                      const __grid_constant__ TileLayout layout) {
     using C = DeviceComplex<Real>;
     constexpr int kDim = 1 << K;
+    const SmallMatrix<Real, K>& matrix = matrix_operands(param);
     const unsigned threads = blockDim.x;  // a power of two, at most the tile's number of groups
     const int thread_bits = __ffs(threads) - 1;
     const unsigned tile_size = 1u << layout.tile_bits;
@@ -202,6 +287,8 @@ void launch_small(std::complex<Real>* amps, const GateQubits& gate, const Matrix
     const unsigned threads = std::min<unsigned>(kStagedThreads, tile_size >> K);
     const std::size_t shared = tile_size * sizeof(C) + (tile_size / threads) * sizeof(Index);
     const auto kernel = apply_matrix_small_staged_kernel<Real, K>;
+    // Above 48 KiB (with the matrix's static copy) the kernel needs the opt-in.
+    allow_shared_memory(kernel, shared, ("the register kernel for " + std::to_string(K) + " targets").c_str());
     const unsigned blocks = resident_grid(kernel, static_cast<int>(threads), shared, layout.num_tiles);
     kernel<<<blocks, threads, shared>>>(as_device(amps), entries, layout);
     QMARG_CHECK_LAUNCH(apply_matrix_small_staged_kernel);
