@@ -41,8 +41,9 @@
 // mapping (their bits are inserted with the required values), so a gate with
 // c controls touches only 2^(n-c) amplitudes.
 //
-// Precision: a float state gets a float copy of the matrix and float
-// arithmetic. The state keeps only 24 bits per component anyway; the
+// Precision: on the FMA paths a float state gets a float copy of the matrix
+// and float arithmetic (at k = 5 in Gauss's form: apply_matrix_small.cu,
+// qmarg/gates.hpp). The state keeps only 24 bits per component anyway; the
 // accumulated rounding of a 2^k-term sum (about sqrt(2^k) * 6e-8 relative, 2e-6
 // at k = 10) stays far below what the stored result can hold, while double
 // arithmetic would halve the speed of every compute-bound gate (k >= 5).

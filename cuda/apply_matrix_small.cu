@@ -44,14 +44,6 @@ namespace {
 constexpr int kDirectThreads = 128;
 constexpr int kStagedThreads = 128;
 
-// Staged blocks resident per multiprocessor that the register budget must
-// allow. Without it the compiler's own heuristic spilled registers at k = 4;
-// k = 5 needs the whole budget (a group alone is 64 doubles).
-template <int K>
-constexpr int staged_min_blocks() {
-    return K < 5 ? 4 : 1;
-}
-
 // Lowest qubits sharing a 128-byte line.
 template <class Real>
 constexpr int line_bits() {
@@ -80,10 +72,11 @@ struct alignas(16) SmallMatrix {
 // shared memory: float k = 5 low 0.16 -> 0.68-0.69, scattered 0.16 -> 0.70,
 // high 0.71 -> 0.80; double k = 4 low 0.33 -> 1.14, high and scattered
 // 1.12-1.13, level; double k = 5 high 0.15 -> 0.77 (and on an H200 low and
-// scattered 0.07 -> 0.64). A second tile
-// buffer per staged block, so that the next tile arrives while one is
-// multiplied, measured 1 to 3 % slower at float k = 5 and 10 % at double
-// k = 5 (on an H200).
+// scattered 0.07 -> 0.64). Not kept, float k = 5: a second tile buffer per
+// staged block, so that the next tile arrives while one is multiplied (1 to
+// 3 % slower, and 10 % at double k = 5, on an H200); two groups per thread,
+// each matrix load feeding both (210 to 255 registers, 3 times slower); a
+// register cap for four or five blocks per multiprocessor (4 to 23 % slower).
 constexpr std::size_t kConstantMatrixBytes = 2048;
 
 template <class Real, int K>
@@ -91,12 +84,63 @@ constexpr bool matrix_in_shared() {
     return sizeof(SmallMatrix<Real, K>) > kConstantMatrixBytes;
 }
 
-// The matrix the multiply-adds read: the parameter itself, or its copy in
-// shared memory (matrix_in_shared). Every thread of the block calls it once,
-// before its first group.
+// Float matrices in shared memory (k = 5) are applied by Gauss's three real
+// products, as on the tensor cores: Re y = Mr vr - Mi vi and Im y = (Mr + Mi)
+// (vr + vi) - Mr vr - Mi vi, three multiply-adds per complex term instead of
+// four, with vr + vi formed once per group. That kernel is bound by its
+// multiply-adds as much as by memory (128 per amplitude in the direct form,
+// 3.8 ps at the H100's FP32 rate against 5.3 ps for the copy). The matrix's
+// three planes, row-major, each entry rounded to float once. The imaginary
+// parts' error is then float rounding of the terms' size (qmarg/gates.hpp).
+// Measured on an H100 (float n = 28, k = 5, fraction of the floor, low /
+// high / scattered, three runs each, alternating with the direct form): 0.58
+// / 0.69 / 0.62 -> 0.63 / 0.73 / 0.66 with registers capped for three blocks
+// per multiprocessor (168: the direct kernel spills 48 bytes), 0.59 / 0.74 /
+// 0.61 uncapped (189 and 255 registers, two blocks).
+template <int K>
+struct alignas(16) GaussMatrix {
+    float re[(1 << K) * (1 << K)];
+    float im[(1 << K) * (1 << K)];
+    float sum[(1 << K) * (1 << K)];  // re + im
+};
+
 template <class Real, int K>
-__device__ __forceinline__ const SmallMatrix<Real, K>& matrix_operands(const SmallMatrix<Real, K>& param) {
-    if constexpr (matrix_in_shared<Real, K>()) {
+constexpr bool gauss_form() {
+    return matrix_in_shared<Real, K>() && sizeof(Real) == sizeof(float);
+}
+
+// Blocks resident per multiprocessor that the register budget must allow.
+// Staged: without it the compiler's own heuristic spilled registers at k = 4;
+// double k = 5 needs the whole budget (a group alone is 64 doubles). Float
+// k = 5 (Gauss's form): three blocks, measured above. Direct kernels name
+// one block rather than nothing: ptxas then gives the float k = 4 one 96
+// registers instead of 72, which measured 3 to 4 % faster on high and
+// scattered targets (H100, three runs each, alternating).
+template <class Real, int K>
+constexpr int staged_min_blocks() {
+    return K < 5 ? 4 : gauss_form<Real, K>() ? 3 : 1;
+}
+template <class Real, int K>
+constexpr int direct_min_blocks() {
+    return gauss_form<Real, K>() ? 3 : 1;
+}
+
+// The matrix the multiply-adds read: the parameter itself, or its copy in
+// shared memory (matrix_in_shared; a GaussMatrix where gauss_form). Every
+// thread of the block calls it once, before its first group.
+template <class Real, int K>
+__device__ __forceinline__ const auto& matrix_operands(const SmallMatrix<Real, K>& param) {
+    if constexpr (gauss_form<Real, K>()) {
+        __shared__ GaussMatrix<K> copy;
+        for (int i = threadIdx.x; i < (1 << K) * (1 << K); i += blockDim.x) {
+            const float2 entry = param.entry[i];
+            copy.re[i] = entry.x;
+            copy.im[i] = entry.y;
+            copy.sum[i] = entry.x + entry.y;
+        }
+        __syncthreads();  // the copy is complete before any thread reads it
+        return copy;
+    } else if constexpr (matrix_in_shared<Real, K>()) {
         __shared__ SmallMatrix<Real, K> copy;
         constexpr int kUnits = sizeof(copy) / sizeof(uint4);
         const uint4* from = reinterpret_cast<const uint4*>(&param);
@@ -171,13 +215,42 @@ __device__ __forceinline__ DeviceComplex<Real> row_times(const SmallMatrix<Real,
     }
 }
 
+// Row r of (matrix * v) in Gauss's form (GaussMatrix): three sums, each
+// split over even and odd columns for more independent multiply-adds. The
+// sums vr + vi are the same for every row; after unrolling, the compiler
+// forms them once per group.
+template <int K>
+__device__ __forceinline__ float2 row_times(const GaussMatrix<K>& matrix, int r, const float2 (&v)[1 << K]) {
+    constexpr int kDim = 1 << K;
+    const unsigned re = static_cast<unsigned>(__cvta_generic_to_shared(matrix.re + r * kDim));
+    const unsigned im = static_cast<unsigned>(__cvta_generic_to_shared(matrix.im + r * kDim));
+    const unsigned sum = static_cast<unsigned>(__cvta_generic_to_shared(matrix.sum + r * kDim));
+    float rr[2] = {0.0f, 0.0f}, ii[2] = {0.0f, 0.0f}, ss[2] = {0.0f, 0.0f};
+#pragma unroll
+    for (int c = 0; c < kDim; c += 4) {
+        const float4 a = load_shared_16(re + c * sizeof(float), float());
+        const float4 b = load_shared_16(im + c * sizeof(float), float());
+        const float4 m = load_shared_16(sum + c * sizeof(float), float());
+        const float mr[4] = {a.x, a.y, a.z, a.w}, mi[4] = {b.x, b.y, b.z, b.w}, ms[4] = {m.x, m.y, m.z, m.w};
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            const float2 x = v[c + j];
+            rr[j & 1] = fmaf(mr[j], x.x, rr[j & 1]);
+            ii[j & 1] = fmaf(mi[j], x.y, ii[j & 1]);
+            ss[j & 1] = fmaf(ms[j], x.x + x.y, ss[j & 1]);
+        }
+    }
+    const float real = rr[0] + rr[1], imag = ii[0] + ii[1];
+    return make_float2(real - imag, (ss[0] + ss[1]) - real - imag);
+}
+
 template <class Real, int K>
-__global__ void __launch_bounds__(kDirectThreads)
+__global__ void __launch_bounds__(kDirectThreads, direct_min_blocks<Real, K>())
     apply_matrix_small_direct_kernel(DeviceComplex<Real>* amps, const __grid_constant__ SmallMatrix<Real, K> param,
                                      const __grid_constant__ GateQubits gate, Index num_groups) {
     using C = DeviceComplex<Real>;
     constexpr int kDim = 1 << K;
-    const SmallMatrix<Real, K>& matrix = matrix_operands(param);
+    const auto& matrix = matrix_operands(param);
     const Index step = static_cast<Index>(gridDim.x) * blockDim.x;
     for (Index g = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; g < num_groups; g += step) {
         const Index base = insert_zero_bits(g, gate.fixed_sorted, gate.num_fixed) | gate.control_mask;
@@ -190,12 +263,12 @@ __global__ void __launch_bounds__(kDirectThreads)
 }
 
 template <class Real, int K>
-__global__ void __launch_bounds__(kStagedThreads, staged_min_blocks<K>())
+__global__ void __launch_bounds__(kStagedThreads, staged_min_blocks<Real, K>())
     apply_matrix_small_staged_kernel(DeviceComplex<Real>* amps, const __grid_constant__ SmallMatrix<Real, K> param,
                                      const __grid_constant__ TileLayout layout) {
     using C = DeviceComplex<Real>;
     constexpr int kDim = 1 << K;
-    const SmallMatrix<Real, K>& matrix = matrix_operands(param);
+    const auto& matrix = matrix_operands(param);
     const unsigned threads = blockDim.x;  // a power of two, at most the tile's number of groups
     const int thread_bits = __ffs(threads) - 1;
     const unsigned tile_size = 1u << layout.tile_bits;

@@ -21,13 +21,17 @@ namespace qmarg {
 // for targets; the matrix must be 2^k x 2^k for k targets. A GPU state takes
 // at most 10 targets (more is an Error).
 //
-// Accuracy on a GPU: dense gates that run on FP64 tensor cores (most gates on
-// 5 or more targets) are computed in double, for float states too, with
-// Gauss's three real products per complex one. Their error is rounding of the
-// amplitudes' size, like the direct product's; an imaginary part much smaller
-// than the terms it sums (a matrix whose imaginary parts are 1e-9 of its real
-// parts, on a real state) is therefore exact to about 1e-16 of the amplitudes
-// rather than of itself.
+// Accuracy on a GPU: dense gates that run on FP64 tensor cores (double gates
+// on 5 or more targets, and on 4 with a target among the three lowest qubits;
+// float gates on 6 or more) are computed in double, for float states too,
+// with Gauss's three real products per complex one. Their error is rounding
+// of the amplitudes' size, like the direct product's; an imaginary part much
+// smaller than the terms it sums (a matrix whose imaginary parts are 1e-9 of
+// its real parts, on a real state) is therefore exact to about 1e-16 of the
+// amplitudes rather than of itself.
+// Float gates on 5 targets use Gauss's form in float arithmetic: such an
+// imaginary part is exact to about 1e-7 of the amplitudes (float rounding).
+// Other gates multiply directly, in the state's precision.
 template <class Real>
 void apply_matrix(StateVector<Real>& state, const Qubits& targets, const Matrix& matrix,
                   const Qubits& controls = {}, const std::vector<int>& control_values = {});
