@@ -440,6 +440,45 @@ TYPED_TEST(ApplyMatrixGpuTest, EveryDenseKernelOnItsOwnMatchesCpu) {
     }
 }
 
+// What a gate whose matrix has imaginary parts 1e-9 of its real parts does to
+// the imaginary parts of a real random state, through `kernel` on the GPU
+// against the CPU's direct product: the largest amplitude, the largest
+// imaginary part (about 1e-9 of it), and the largest error of an imaginary
+// part. Checks that the case is what it claims to be.
+struct ImaginaryErrors {
+    double largest = 0, largest_imag = 0, imag_error = 0, distance = 0;
+};
+
+template <class Real>
+ImaginaryErrors nearly_real_gate_errors(
+    int n, const Qubits& targets, std::mt19937_64& rng,
+    void (*kernel)(std::complex<Real>*, const qmarg::gpu::GateQubits&, const Matrix&)) {
+    std::normal_distribution<double> gauss;
+    const int dim = 1 << targets.size();
+    Matrix matrix(dim);
+    for (int r = 0; r < dim; ++r)
+        for (int c = 0; c < dim; ++c) matrix(r, c) = Complex(gauss(rng), 1e-9 * gauss(rng)) / std::sqrt(1.0 * dim);
+    std::vector<std::complex<Real>> amplitudes(std::size_t{1} << n);
+    for (auto& a : amplitudes) a = {static_cast<Real>(gauss(rng) / std::sqrt(1.0 * amplitudes.size())), 0};
+    StateVector<Real> gpu(n, Device::Gpu), cpu(n, Device::Cpu);
+    gpu.set_amplitudes(amplitudes);
+    cpu.set_amplitudes(amplitudes);
+    qmarg::apply_matrix(cpu, targets, matrix);
+    kernel(gpu.data(), qmarg::gpu::describe_gate(n, targets, {}, {}), matrix);
+    const auto got = gpu.amplitudes();
+    const auto want = cpu.amplitudes();
+    ImaginaryErrors out;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        out.largest = std::max(out.largest, std::abs(std::complex<double>(want[i])));
+        out.largest_imag = std::max(out.largest_imag, std::abs(static_cast<double>(want[i].imag())));
+        out.imag_error = std::max(out.imag_error, std::abs(static_cast<double>(got[i].imag()) - want[i].imag()));
+    }
+    out.distance = relative_distance(got, want);
+    EXPECT_GT(out.largest_imag, 1e-11 * out.largest);  // the case is what it claims to be
+    EXPECT_LT(out.largest_imag, 1e-7 * out.largest);
+    return out;
+}
+
 // The tensor-core kernels multiply by Gauss's three real products (Im Y =
 // (Mr + Mi)(Xr + Xi) - Mr Xr - Mi Xi), whose imaginary part is exact only to
 // rounding of (|Mr| + |Mi|)(|Xr| + |Xi|), not of |Mr| |Xi| + |Mi| |Xr|. A
@@ -450,36 +489,16 @@ TYPED_TEST(ApplyMatrixGpuTest, EveryDenseKernelOnItsOwnMatchesCpu) {
 TYPED_TEST(ApplyMatrixGpuTest, TensorCoreProductErrorIsAtRoundingOfTheAmplitudes) {
     if (!qmarg::gpu::mma_available()) GTEST_SKIP() << "no FP64 tensor cores";
     std::mt19937_64 rng(fresh_seed());
-    std::normal_distribution<double> gauss;
     for (int k = 4; k <= 10; ++k) {
-        const int dim = 1 << k;
-        Matrix matrix(dim);
-        for (int r = 0; r < dim; ++r)
-            for (int c = 0; c < dim; ++c) matrix(r, c) = Complex(gauss(rng), 1e-9 * gauss(rng)) / std::sqrt(1.0 * dim);
         const int n = k <= 8 ? 20 : 19;
-        std::vector<std::complex<TypeParam>> amplitudes(std::size_t{1} << n);
-        for (auto& a : amplitudes) a = {static_cast<TypeParam>(gauss(rng) / std::sqrt(1.0 * amplitudes.size())), 0};
         const Qubits targets = choose_targets(Layout::RandomOrder, n, k, rng);
         SCOPED_TRACE("k=" + std::to_string(k) + ", targets=" + list(targets));
-        StateVector<TypeParam> gpu(n, Device::Gpu), cpu(n, Device::Cpu);
-        gpu.set_amplitudes(amplitudes);
-        cpu.set_amplitudes(amplitudes);
-        qmarg::apply_matrix(cpu, targets, matrix);
-        qmarg::gpu::apply_matrix_mma(gpu.data(), qmarg::gpu::describe_gate(n, targets, {}, {}), matrix);
-        const auto got = gpu.amplitudes();
-        const auto want = cpu.amplitudes();
-        double largest = 0, largest_imag = 0, imag_error = 0;
-        for (std::size_t i = 0; i < got.size(); ++i) {
-            largest = std::max(largest, std::abs(std::complex<double>(want[i])));
-            largest_imag = std::max(largest_imag, std::abs(static_cast<double>(want[i].imag())));
-            imag_error = std::max(imag_error, std::abs(static_cast<double>(got[i].imag()) - want[i].imag()));
-        }
-        EXPECT_GT(largest_imag, 1e-11 * largest);  // the case is what it claims to be
-        EXPECT_LT(largest_imag, 1e-7 * largest);
+        const ImaginaryErrors e =
+            nearly_real_gate_errors<TypeParam>(n, targets, rng, qmarg::gpu::apply_matrix_mma<TypeParam>);
         // Sums of 2^k products, each rounded at about 1e-16 of the
         // amplitudes: at most about 2^k 1e-16 in the worst case.
-        EXPECT_LE(imag_error, 1e-13 * largest);
-        EXPECT_LE(relative_distance(got, want), gate_tolerance<TypeParam>());
+        EXPECT_LE(e.imag_error, 1e-13 * e.largest);
+        EXPECT_LE(e.distance, gate_tolerance<TypeParam>());
     }
 }
 
@@ -492,34 +511,16 @@ TYPED_TEST(ApplyMatrixGpuTest, TensorCoreProductErrorIsAtRoundingOfTheAmplitudes
 // double, by rounding of their own size.
 TYPED_TEST(ApplyMatrixGpuTest, RegisterKernelErrorAtFiveTargetsIsAtRoundingOfTheAmplitudes) {
     std::mt19937_64 rng(fresh_seed());
-    std::normal_distribution<double> gauss;
-    const int k = 5, dim = 1 << k, n = 16;
-    Matrix matrix(dim);
-    for (int r = 0; r < dim; ++r)
-        for (int c = 0; c < dim; ++c) matrix(r, c) = Complex(gauss(rng), 1e-9 * gauss(rng)) / std::sqrt(1.0 * dim);
-    std::vector<std::complex<TypeParam>> amplitudes(std::size_t{1} << n);
-    for (auto& a : amplitudes) a = {static_cast<TypeParam>(gauss(rng) / std::sqrt(1.0 * amplitudes.size())), 0};
+    const int k = 5, n = 16;
     for (Layout layout : {Layout::Low, Layout::High}) {
         const Qubits targets = choose_targets(layout, n, k, rng);
         SCOPED_TRACE(std::string(to_string(layout)) + " targets " + list(targets));
-        StateVector<TypeParam> gpu(n, Device::Gpu), cpu(n, Device::Cpu);
-        gpu.set_amplitudes(amplitudes);
-        cpu.set_amplitudes(amplitudes);
-        qmarg::apply_matrix(cpu, targets, matrix);
-        qmarg::gpu::apply_matrix_small(gpu.data(), qmarg::gpu::describe_gate(n, targets, {}, {}), matrix);
-        const auto got = gpu.amplitudes();
-        const auto want = cpu.amplitudes();
-        double largest = 0, largest_imag = 0, imag_error = 0;
-        for (std::size_t i = 0; i < got.size(); ++i) {
-            largest = std::max(largest, std::abs(std::complex<double>(want[i])));
-            largest_imag = std::max(largest_imag, std::abs(static_cast<double>(want[i].imag())));
-            imag_error = std::max(imag_error, std::abs(static_cast<double>(got[i].imag()) - want[i].imag()));
-        }
-        EXPECT_GT(largest_imag, 1e-11 * largest);  // the case is what it claims to be
-        EXPECT_LT(largest_imag, 1e-7 * largest);
+        const ImaginaryErrors e =
+            nearly_real_gate_errors<TypeParam>(n, targets, rng, qmarg::gpu::apply_matrix_small<TypeParam>);
         const double eps = std::numeric_limits<TypeParam>::epsilon();
-        EXPECT_LE(imag_error, dim * eps * (std::is_same<TypeParam, float>::value ? largest : largest_imag));
-        EXPECT_LE(relative_distance(got, want), gate_tolerance<TypeParam>());
+        const double size = std::is_same<TypeParam, float>::value ? e.largest : e.largest_imag;
+        EXPECT_LE(e.imag_error, (1 << k) * eps * size);
+        EXPECT_LE(e.distance, gate_tolerance<TypeParam>());
     }
 }
 #endif
