@@ -18,7 +18,7 @@
 //          for double, 4 for float). The group number is spread over the free
 //          qubits lowest first, so neighbouring threads hold neighbouring
 //          addresses and every warp load or store covers whole lines. No
-//          shared memory.
+//          shared memory but the matrix's copy, where it has one.
 //  staged  a target among those bits. A group is then a few neighbouring
 //          amplitudes, and threads side by side would stride through memory.
 //          So a block loads a whole tile (TileLayout: the targets and the
@@ -90,7 +90,7 @@ constexpr bool matrix_in_shared() {
 // four, with vr + vi formed once per group. That kernel is bound by its
 // multiply-adds as much as by memory (128 per amplitude in the direct form,
 // 3.8 ps at the H100's FP32 rate against 5.3 ps for the copy). The matrix's
-// three planes, row-major, each entry rounded to float once. The imaginary
+// three planes are row-major; re + im is summed in float. The imaginary
 // parts' error is then float rounding of the terms' size (qmarg/gates.hpp).
 // Measured on an H100 (float n = 28, k = 5, fraction of the floor, low /
 // high / scattered, three runs each, alternating with the direct form): 0.58
@@ -184,27 +184,22 @@ __device__ __forceinline__ double2 load_shared_16(unsigned address, double) {
 
 // Row r of (matrix * v), `matrix` from matrix_operands. r is a compile-time
 // constant after unrolling, so the matrix entries are constant-bank operands
-// of the multiply-adds, or shared-memory loads at fixed offsets: 16 bytes
-// each (two float entries or one double entry), and two sums (even and odd
-// columns) for twice the independent multiply-adds per row.
+// of the multiply-adds, or (double matrices in shared memory) loads at fixed
+// offsets, one 16-byte entry each, into two sums (even and odd columns) for
+// twice the independent multiply-adds per row.
 template <class Real, int K>
 __device__ __forceinline__ DeviceComplex<Real> row_times(const SmallMatrix<Real, K>& matrix, int r,
                                                          const DeviceComplex<Real> (&v)[1 << K]) {
     using C = DeviceComplex<Real>;
     constexpr int kDim = 1 << K;
     if constexpr (matrix_in_shared<Real, K>()) {
+        static_assert(!gauss_form<Real, K>(), "float matrices in shared memory are applied in Gauss's form");
         const unsigned row = static_cast<unsigned>(__cvta_generic_to_shared(matrix.entry + r * kDim));
         C even = make_device_complex<Real>(0, 0), odd = even;
 #pragma unroll
         for (int c = 0; c < kDim; c += 2) {
-            if constexpr (sizeof(Real) == sizeof(float)) {
-                const float4 pair = load_shared_16(row + c * sizeof(C), Real());
-                even = complex_fma(make_float2(pair.x, pair.y), v[c], even);
-                odd = complex_fma(make_float2(pair.z, pair.w), v[c + 1], odd);
-            } else {
-                even = complex_fma(load_shared_16(row + c * sizeof(C), Real()), v[c], even);
-                odd = complex_fma(load_shared_16(row + (c + 1) * sizeof(C), Real()), v[c + 1], odd);
-            }
+            even = complex_fma(load_shared_16(row + c * sizeof(C), Real()), v[c], even);
+            odd = complex_fma(load_shared_16(row + (c + 1) * sizeof(C), Real()), v[c + 1], odd);
         }
         return make_device_complex<Real>(even.x + odd.x, even.y + odd.y);
     } else {
