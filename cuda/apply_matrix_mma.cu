@@ -164,7 +164,7 @@ using MmaShape = MmaShapeOf<K, K <= 4 ? 1 : K <= 6 ? 2 : K == 7 ? 4 : 8, K == 8 
                             K <= 7 ? 2 : 1, (K >= 6)>;
 // ptxas -v (CUDA 13, sm_90): 120 to 128 registers at k = 4..7 (the cap two
 // blocks per multiprocessor impose; k = 7 spills 8 bytes in double, 24 in
-// float, float k = 6 52), 232 to 238 at k = 8, 168 to 178 at k = 9 and 124
+// float, float k = 6 16), 232 to 238 at k = 8, 168 to 178 at k = 9 and 124
 // to 146 at k = 10 (the clusters' k = 9, 10: 252 to 255), no other spills.
 // Measured in the Gauss form (double, n = 30, low / high targets, against
 // these shapes in the same run): k = 7 with one block per multiprocessor and no cap (no spills) 34 %
@@ -172,6 +172,10 @@ using MmaShape = MmaShapeOf<K, K <= 4 ? 1 : K <= 6 ? 2 : K == 7 ? 4 : 8, K == 8 
 // with 16 x 16 warp tiles, k = 8 with 16-deep chunks was 7 to 10 % slower
 // than with 32-deep ones, and k = 9 on this kernel 2 % slower than a
 // producer-warp form, itself 10 to 12 % behind the clusters of 16 x 32 tiles.
+// Float k = 6 (n = 28, low / high / scattered, three runs each, alternating
+// with these shapes): without the X prefetch (the float staging's registers
+// freed) 26 / 10 / 9 % slower, with one block per multiprocessor and no cap
+// 20 / 16 / 16 % slower.
 
 template <class S, class Real>
 __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
