@@ -76,7 +76,10 @@ struct alignas(16) SmallMatrix {
 // staged block, so that the next tile arrives while one is multiplied (1 to
 // 3 % slower, and 10 % at double k = 5, on an H200); two groups per thread,
 // each matrix load feeding both (210 to 255 registers, 3 times slower); a
-// register cap for four or five blocks per multiprocessor (4 to 23 % slower).
+// register cap for four or five blocks per multiprocessor (4 to 23 % slower);
+// staged tiles of 2^11 or 2^10 amplitudes, two warps or one per block, so
+// that fewer warps wait at each barrier (low and scattered targets 3 and 15 %
+// slower, in Gauss's form).
 constexpr std::size_t kConstantMatrixBytes = 2048;
 
 template <class Real, int K>
