@@ -28,10 +28,11 @@
 // H100 (fraction of the floor; tensor cores forced with apply_matrix_bench
 // --tensor_cores=1, the FMA paths with --fma_paths=1), with the Gauss-form
 // kernels: float, n = 28: k = 4 low 0.67 against 1.23, high and scattered
-// 0.55 against 1.19-1.25; k = 5 high 0.49 against 0.80, low and scattered
-// 0.50-0.57 against 0.68-0.70 (0.16 before the register kernels read
-// matrices over 2 KiB from shared memory; on an H200 too the FMA path wins,
-// 0.50-0.59 against 0.38-0.43); k = 6 0.62-0.75 against 0.29-0.42 (tiled);
+// 0.55 against 1.19-1.25; k = 5 0.49-0.57 against 0.72-0.80 (low, high and
+// scattered; bench/results/apply_matrix_{tensor_cores,fma_paths}_H100.json;
+// 0.16 on low targets before the register kernels read matrices over 2 KiB
+// from shared memory; on an H200 too the FMA path won, 0.50-0.59 against
+// 0.38-0.43, before Gauss's form); k = 6 0.62-0.75 against 0.29-0.42 (tiled);
 // k = 7..10 0.67-0.89 against 0.32-0.45. Double, n = 30: k = 4 low 1.12
 // against 1.14 (level; 0.32 from the constant bank), high and scattered 1.02
 // against 1.13-1.14, k = 5 1.02-1.16 against 0.77 (high). (The FMA paths'
