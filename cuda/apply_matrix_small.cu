@@ -116,6 +116,22 @@ constexpr bool gauss_form() {
     return matrix_in_shared<Real, K>() && sizeof(Real) == sizeof(float);
 }
 
+// Rows of the product the direct kernel unrolls: all of them, so that each
+// constant-bank entry is an operand of its multiply-add, but 4 at a time in
+// Gauss's form. Fully unrolled, a group's 32 rows are some 4000 instructions
+// per loop turn, and ncu saw the kernels' warps waiting for instructions
+// (two threads a group at float k = 6, twice the code: over half the stall
+// cycles). Measured on an H100 (float n = 28, k = 5, three runs each, the
+// variants alternating): high targets 0.79 -> 0.83 of the floor with 4 rows
+// a turn, 0.81 with 1 (register kernel forced, in a build with float k = 6
+// on this kernel); this form against the fully unrolled one, through
+// apply_matrix, 0.74 -> 0.78 (medians). The staged kernel keeps every row
+// unrolled: on low and scattered targets 4 rows a turn lost 5 %.
+template <class Real, int K>
+constexpr int direct_row_unroll() {
+    return gauss_form<Real, K>() ? 4 : 1 << K;
+}
+
 // Blocks resident per multiprocessor that the register budget must allow.
 // Staged: without it the compiler's own heuristic spilled registers at k = 4;
 // double k = 5 needs the whole budget (a group alone is 64 doubles). Float
@@ -252,6 +268,7 @@ __global__ void __launch_bounds__(kDirectThreads, direct_min_blocks<Real, K>())
                                      const __grid_constant__ GateQubits gate, Index num_groups) {
     using C = DeviceComplex<Real>;
     constexpr int kDim = 1 << K;
+    constexpr int kRowUnroll = direct_row_unroll<Real, K>();
     const auto& matrix = matrix_operands(param);
     const Index step = static_cast<Index>(gridDim.x) * blockDim.x;
     for (Index g = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; g < num_groups; g += step) {
@@ -259,7 +276,7 @@ __global__ void __launch_bounds__(kDirectThreads, direct_min_blocks<Real, K>())
         C v[kDim];
 #pragma unroll
         for (int r = 0; r < kDim; ++r) v[r] = amps[base + row_offset<K>(r, gate.target_stride)];
-#pragma unroll
+#pragma unroll kRowUnroll
         for (int r = 0; r < kDim; ++r) amps[base + row_offset<K>(r, gate.target_stride)] = row_times(matrix, r, v);
     }
 }
