@@ -20,11 +20,11 @@ constexpr int kMaxFusedQubits = 10;
 // H100 with bench/circuit_fusion_bench.cu (a random 28-qubit circuit of depth
 // 20, 840 operations, fused into 271 / 158 / 97 / 81 operations for m = 2 / 3 /
 // 4 / 5; bench/results/circuit_fusion_H100.json), ms per circuit:
-//   double: unfused 2198, m = 2 812, m = 3 480, m = 4 301, m = 5 262
-//   float:  unfused 1102, m = 2 409, m = 3 242, m = 4 150, m = 5 159
+//   double: unfused 2198, m = 2 813, m = 3 480, m = 4 301, m = 5 262
+//   float:  unfused 1102, m = 2 409, m = 3 242, m = 4 150, m = 5 156
 // m = 4 is fastest in float (7.4x) and within 15 % of m = 5 in double (7.3x
 // against 8.4x): every gate on up to 4 qubits runs at the copy floor, while
-// 5-qubit gates run at 0.75 to 0.89 of it in float. On the CPU backend (2
+// 5-qubit gates run at 0.75 to 0.98 of it in float. On the CPU backend (2
 // cores, a 22-qubit circuit of the same kind) m = 4 took 3.04 s against 3.15
 // s for m = 3 and 3.94 s for m = 5.
 constexpr int kDefaultFusedQubits = 4;
