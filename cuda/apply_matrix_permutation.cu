@@ -13,7 +13,6 @@
 // Where local index l takes its value from (its source position and its
 // phase's row) is the same in every tile, so each block tabulates it once in
 // shared memory and then walks its tiles (a grid-stride loop).
-#include <cuda_pipeline_primitives.h>
 #include <cuda_runtime.h>
 
 #include "apply_matrix.cuh"
@@ -74,20 +73,14 @@ __global__ void __launch_bounds__(kThreads)
 
     for (Index t = blockIdx.x; t < layout.num_tiles; t += gridDim.x) {
         const Index base = tile_base(layout, t) + thread_offset;
-        // By cp.async: all of a thread's elements in flight at once, as in
-        // the staged register kernel (cuda/apply_matrix_small.cu), where
-        // loading through registers four at a time left too few bytes in
-        // flight. Measured on an H100 (n = 28, X, SWAP, CX, CCX on low, high
-        // and mixed qubits, the two forms alternating, two runs each): float
-        // X and SWAP 1.79 -> 1.53 ms (15 % faster), CX and CCX 3 % faster;
-        // double CX and CCX 3 to 4 % faster, X and SWAP 1.5 to 2.7 % slower
-        // (3.0 ms for the 8 GiB they move, above the copy roofline either way).
-        for (int j = 0; j < per_thread; ++j) {
-            const unsigned l = j * threads + threadIdx.x;
-            __pipeline_memcpy_async(tile + swizzle<C>(l), amps + base + outer_offsets[j], sizeof(C));
-        }
-        __pipeline_commit();
-        __pipeline_wait_prior(0);
+        // By cp.async (load_tile_async), against loads through registers
+        // four at a time (measured on an H100, n = 28, X, SWAP, CX, CCX on
+        // low, high and mixed qubits, the two forms alternating, two runs
+        // each): float X and SWAP 1.79 -> 1.53 ms (15 % faster), CX and CCX
+        // 3 % faster; double CX and CCX 3 to 4 % faster, X and SWAP 1.5 to
+        // 2.7 % slower (3.0 ms for the 8 GiB they move, above the copy
+        // roofline either way).
+        load_tile_async(tile, amps + base, outer_offsets, per_thread);
         __syncthreads();  // the whole tile is loaded before threads read amplitudes other threads loaded
 #pragma unroll 4
         for (int j = 0; j < per_thread; ++j) {

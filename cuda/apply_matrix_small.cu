@@ -25,7 +25,6 @@
 //          lowest free qubits) into shared memory in local order (whole lines
 //          again), each thread multiplies its groups there, and the block
 //          writes the tile back in local order.
-#include <cuda_pipeline_primitives.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -306,23 +305,13 @@ __global__ void __launch_bounds__(kStagedThreads, staged_min_blocks<Real, K>())
 
     for (Index t = blockIdx.x; t < layout.num_tiles; t += gridDim.x) {
         const Index base = tile_base(layout, t) + thread_offset;
-        // Load: this thread's elements are local indices j * threads + threadIdx.x,
-        // the same positions it will store from; a warp covers whole lines.
-        // By cp.async, so that all of a thread's elements are in flight at
-        // once. Loaded through registers four at a time, too few bytes were
-        // in flight while the other blocks of a multiprocessor multiplied.
-        // Measured on an H100 (fraction of the copy roofline, targets on the
-        // lowest qubits, the two forms alternating, two runs each): float
+        // Load by cp.async (load_tile_async) the positions this thread will
+        // store from. Against loads through registers, four at a time
+        // (measured on an H100, fraction of the copy roofline, targets on
+        // the lowest qubits, the two forms alternating, two runs each): float
         // n = 28, k = 1..3 0.96-1.00 -> 1.28-1.29, k = 4 0.65 -> 1.23; double
-        // n = 30, k = 1..3 1.00-1.07 -> 1.14-1.16. The last tile's stores
-        // from these positions were issued before (each after its
-        // shared-memory read returned), so the copies cannot overtake them.
-        for (int j = 0; j < per_thread; ++j) {
-            __pipeline_memcpy_async(tile + swizzle<C>(j * threads + threadIdx.x), amps + base + outer_offsets[j],
-                                    sizeof(C));
-        }
-        __pipeline_commit();
-        __pipeline_wait_prior(0);
+        // n = 30, k = 1..3 1.00-1.07 -> 1.14-1.16.
+        load_tile_async(tile, amps + base, outer_offsets, per_thread);
         __syncthreads();  // the whole tile is in shared memory before any thread reads a group others loaded
 
         // Multiply: a group is read and written by its owner only, so its

@@ -3,6 +3,7 @@
 // each of its amplitudes lives, the shared-memory swizzle, and launch sizing.
 #pragma once
 
+#include <cuda_pipeline_primitives.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -56,6 +57,25 @@ __device__ inline Index thread_tile_offsets(const TileLayout& layout, int thread
         outer_offsets[j] = scatter_bits(static_cast<Index>(j) << thread_bits, layout.local_bits, layout.tile_bits);
     }
     return scatter_bits(threadIdx.x, layout.local_bits, thread_bits);
+}
+
+// Copies this thread's elements of a tile (local indices j * blockDim.x +
+// threadIdx.x, j < per_thread, at global offsets `from` + outer_offsets[j],
+// from thread_tile_offsets) to their swizzled places in `tile` by cp.async,
+// all in flight at once, and waits for them. A warp covers whole lines.
+// Loaded through registers four at a time, too few bytes were in flight
+// while the other blocks of a multiprocessor computed (the kernels that call
+// it have the measurements). A tile before it in `tile` must have been
+// stored from these same positions by this thread, each store issued after
+// its shared-memory read returned, so the copies cannot overtake them; other
+// threads read the elements only after a barrier.
+template <class C>
+__device__ __forceinline__ void load_tile_async(C* tile, const C* from, const Index* outer_offsets, int per_thread) {
+    for (int j = 0; j < per_thread; ++j) {
+        __pipeline_memcpy_async(tile + swizzle<C>(j * blockDim.x + threadIdx.x), from + outer_offsets[j], sizeof(C));
+    }
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
 }
 
 // Row (bits 0..15: the matrix index, bit j from targets[j]) and column (bits
