@@ -164,8 +164,8 @@ using MmaShape = MmaShapeOf<K, K <= 4 ? 1 : K <= 6 ? 2 : K == 7 ? 4 : 8, K == 8 
                             K <= 7 ? 2 : 1, (K >= 6)>;
 // ptxas -v (CUDA 13, sm_90): 120 to 128 registers at k = 4..7 (the cap two
 // blocks per multiprocessor impose; k = 7 spills 8 bytes in double, 24 in
-// float, float k = 6 16), 232 to 238 at k = 8, 168 to 178 at k = 9 and 124
-// to 146 at k = 10 (the clusters' k = 9, 10: 252 to 255), no other spills.
+// float, float k = 6 16), 238 to 240 at k = 8, 178 to 190 at k = 9 and 126
+// to 130 at k = 10 (the clusters' k = 9, 10: 252 to 255), no other spills.
 // Measured in the Gauss form (double, n = 30, low / high targets, against
 // these shapes in the same run): k = 7 with one block per multiprocessor and no cap (no spills) 34 %
 // slower, with 64-column tiles 16 to 30 %, with 32-deep chunks 11 to 16 %;
@@ -189,7 +189,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     const int g = place.g, t = place.t, warp_row0 = place.warp_row0, col0 = place.col0;
     const int columns = 1 << layout.num_free;  // kColumns, fewer only for small states
 
-    const XStaging x = make_x_staging<S>(layout, 0, x_offsets, x_cells, chunk_offset);
+    const XStaging x = make_x_staging<S, Real>(layout, 0, x_offsets, x_cells, chunk_offset);
     Index col_offset[S::kTileCols][2];
     Index lane_row_offset[2];
     lane_offsets<S>(layout, warp_row0, col0, g, t, col_offset, lane_row_offset);

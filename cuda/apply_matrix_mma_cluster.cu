@@ -46,7 +46,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     // This block's rows of the matrix stream (make_matrix_images).
     const double2* images = all_images + static_cast<std::size_t>(rank) * S::kSteps * S::kStageEntries;
 
-    const XStaging x = make_x_staging<S>(layout, row0, x_offsets, x_cells, chunk_offset);
+    const XStaging x = make_x_staging<S, Real>(layout, row0, x_offsets, x_cells, chunk_offset);
     Index col_offset[S::kTileCols][2];
     Index lane_row_offset[2];
     lane_offsets<S>(layout, warp_row0, col0, g, t, col_offset, lane_row_offset);

@@ -187,14 +187,46 @@ struct XStaging {
     bool active;  // small chunks (and small states) leave some threads nothing to stage
 };
 
-// The local bits that vary within a chunk: every free bit and the target bits
-// of the row's low kChunkBits bits, ascending; their number is returned.
-template <class S>
+// Whether the threads stage X in bank order (chunk_local_bits): a float
+// state's X in the one-block kernel, where each thread stores its widened
+// amplitudes into shared memory itself and waits on those stores' wavefronts.
+// A double state's X travels by cp.async; the same order measured level
+// there, slightly behind on high and scattered targets (k = 6..8, 0.97 to
+// 1.02 of the ascending order's speed). The cluster kernels (k = 9, 10),
+// which stage a whole tile at once, lost 2 to 7 % with it in both
+// precisions.
+template <class S, class Real>
+constexpr bool x_bank_order() {
+    return S::kCluster == 1 && std::is_same<Real, float>::value;
+}
+
+// The local bits that vary within a chunk (every free bit and the target bits
+// of the row's low kChunkBits bits), in the order the threads take them;
+// their number is returned. In ascending order a warp on high targets stages
+// 32 columns of one row of X: in x_real_slot's layout a column's rows 8 b ..
+// 8 b + 7 are one 64-byte run (banks 0..15 or 16..31), and kXStride % 8 == 4
+// moves column c + 1 by 16 banks but c + 2 by none, so those 32 lanes fall
+// on 4 banks: 16 wavefronts a store. In bank order the threads take row bits
+// 0..2 and free bit 0 first, the rest ascending: any warp's 32 lanes then
+// write 16 distinct 8-byte bank slots twice, two wavefronts, the fewest for
+// 256 bytes. On low targets both orders are the same; on high ones a warp
+// loads 8 runs of 4 neighbouring amplitudes instead of one of 32 (the same
+// sectors). Measured on an H100 (float, n = 28, fraction of the floor, two
+// runs each, alternating with the ascending order): k = 6 high and scattered
+// 0.66-0.67 -> 0.73-0.76, k = 7 high 0.80-0.81 -> 0.83-0.85, k = 8 high and
+// scattered 0.83-0.84 -> 0.87-0.90, low targets level, k = 7 scattered
+// 0.83-0.84 -> 0.82 (pair_stores below adds to these).
+template <class S, bool kBankOrder>
 __device__ inline int chunk_local_bits(const TileLayout& layout, int* positions) {
+    const auto varies = [&](int role) { return role < 0 || role < S::kChunkBits; };
+    const auto first = [&](int role) { return kBankOrder && (role == -1 || (role >= 0 && role < 3)); };
     int count = 0;
     for (int p = 0; p < layout.tile_bits; ++p) {
+        if (first(layout.local_role[p])) positions[count++] = p;
+    }
+    for (int p = 0; p < layout.tile_bits; ++p) {
         const int role = layout.local_role[p];
-        if (role < 0 || role < S::kChunkBits) positions[count++] = p;
+        if (varies(role) && !first(role)) positions[count++] = p;
     }
     return count;
 }
@@ -212,13 +244,13 @@ __device__ __forceinline__ Index target_offset(const TileLayout& layout, unsigne
 
 // Fills the block's tables (`offsets`, `cells`, `chunk_offset`; read after a
 // __syncthreads) and returns this thread's part. Chunk element i's local
-// index holds i's bits at the chunk's varying positions; the thread takes the
-// low kMmaThreadBits of them, the tables the rest.
-template <class S>
+// index holds i's bits at the chunk's varying positions, in chunk_local_bits's
+// order; the thread takes the low kMmaThreadBits of them, the tables the rest.
+template <class S, class Real>
 __device__ inline XStaging make_x_staging(const TileLayout& layout, int row0, Index* offsets, unsigned* cells,
                                           Index* chunk_offset) {
     int positions[kMaxTileBits];
-    const int count = chunk_local_bits<S>(layout, positions);  // kChunkBits + num_free
+    const int count = chunk_local_bits<S, x_bank_order<S, Real>()>(layout, positions);  // kChunkBits + num_free
     const int thread_bits = min(kMmaThreadBits, count);
     // A chunk of a small state (fewer free qubits than kColumnBits) has fewer
     // than kXPerThread elements per thread, and the j beyond them would name
@@ -447,29 +479,114 @@ __device__ __forceinline__ void clear_accumulators(MmaAccumulators<S>& acc) {
             for (int i = 0; i < 4; ++i) acc[j][p][i] = 0.0;
 }
 
+// Ways store_pass writes the two columns a lane holds in a row, 2t and 2t +
+// 1, where they are neighbouring amplitudes (qubit 0 free; see store_pass).
+// Measured on an H100 (n = 28, fraction of the floor, two runs each,
+// alternating with one 8-byte or 16-byte store per amplitude, staging in
+// bank order included in the float runs): float k = 6 high and scattered
+// 0.67-0.69 -> 0.82-0.83, k = 7 high 0.83-0.85 -> 0.93, k = 8 high and
+// scattered 0.86-0.87 -> 0.91-0.92; double k = 8 high 0.72-0.73 -> 0.75-0.76,
+// scattered 0.78-0.79 -> 0.80-0.82. Float k = 8 low targets, which take
+// neither (qubit 0 is a target), went 0.93-0.95 -> 0.90-0.91 in those runs
+// and float k = 7 scattered (also qubit 0) 0.86-0.87 -> 0.84: the kernel's
+// code, not its stores.
+//
+// pair_stores: a float lane writes both as one 16-byte store, so a warp's
+// store covers 8 runs of 64 bytes. Float states in the one-block kernel from
+// k = 6: float k = 4 and 5 run on the register kernels (the pair stores cost
+// the k = 5 tensor-core kernel 104 bytes of spills), and in the cluster
+// kernels they measured +2 % at k = 9 and -2 to -3 % at k = 10 in every
+// layout, low targets included, which never take them.
+template <class S, class Real>
+constexpr bool pair_stores() {
+    return std::is_same<Real, float>::value && S::kK >= 6 && S::kCluster == 1;
+}
+
+// sector_exchange: lanes t and t ^ 1 trade one amplitude each, so that each
+// 16-byte store of a double state's warp writes whole 32-byte sectors (the two
+// lanes write both amplitudes of one) instead of half of twice as many. Only
+// where registers allow: with two blocks per multiprocessor (k = 4..7) ptxas
+// spilled 56 to 92 bytes for it (and for any form that holds both columns'
+// amplitudes at once).
+template <class S, class Real>
+constexpr bool sector_exchange() {
+    return std::is_same<Real, double>::value && S::kCluster == 1 && S::kMinBlocks == 1;
+}
+
+// Y at accumulator element i of column tile j (MmaAccumulators), whose
+// products are then cleared for the next pass.
+template <class S>
+__device__ __forceinline__ double2 take_amplitude(MmaAccumulators<S>& acc, int j, int i) {
+    const double2 y = make_double2(acc[j][0][i] - acc[j][1][i], acc[j][2][i] - (acc[j][0][i] + acc[j][1][i]));
+    acc[j][0][i] = 0.0;
+    acc[j][1][i] = 0.0;
+    acc[j][2][i] = 0.0;
+    return y;
+}
+
+__device__ __forceinline__ void store_amplitude(double2* at, double2 y) { *at = y; }
+__device__ __forceinline__ void store_amplitude(float2* at, double2 y) {
+    *at = make_float2(static_cast<float>(y.x), static_cast<float>(y.y));
+}
+
 // Writes a finished pass (this lane's rows pass_row + row_offset[half]) of
-// the tile at `base` to global memory and clears the accumulators.
+// the tile at `base` to global memory and clears the accumulators. Columns 2t
+// and 2t + 1 are neighbouring amplitudes when qubit 0 is free (free bit 0 is
+// qubit 0; the offset of column 2t is then even, and so are the targets' and
+// the tile base's). On high targets a warp's store then covers 8 rows x 4
+// lanes, and one amplitude per lane fills half of each sector it touches:
+// pair_stores and sector_exchange fill whole ones.
 template <class S, class Real>
 __device__ __forceinline__ void store_pass(DeviceComplex<Real>* amps, const TileLayout& layout, Index base,
                                            unsigned pass_row, const Index (&lane_row_offset)[2],
                                            const Index (&col_offset)[S::kTileCols][2], MmaAccumulators<S>& acc) {
     const Index pass_offset = base + target_offset<S>(layout, pass_row);
+    const bool neighbours = layout.free_stride[0] == 1;
+    // At least 8 columns: whole 8-column tiles, so that every lane of a warp
+    // takes the same branch and the shuffles see all 32.
+    const bool exchange = neighbours && layout.num_free >= 3;
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
         const Index row_offset = pass_offset + lane_row_offset[half];
 #pragma unroll
         for (int j = 0; j < S::kTileCols; ++j) {
+            if constexpr (sector_exchange<S, Real>()) {
+                if (exchange && col_offset[j][0] != Index(-1)) {
+                    // Lanes 2m and 2m + 1 hold columns 4c + {0, 1} and 4c +
+                    // {2, 3} (their offsets differ by free_stride[1]): the
+                    // even lane writes 4c and 4c + 2, the odd one 4c + 1 and
+                    // 4c + 3. Selected, not branched on: the two lanes of a
+                    // sector must write it in the same store instruction.
+                    const double2 y0 = take_amplitude<S>(acc, j, 2 * half);
+                    const double2 y1 = take_amplitude<S>(acc, j, 2 * half + 1);
+                    const bool odd = threadIdx.x & 1;
+                    const double2 give = odd ? y0 : y1;
+                    const double2 got =
+                        make_double2(__shfl_xor_sync(0xffffffffu, give.x, 1), __shfl_xor_sync(0xffffffffu, give.y, 1));
+                    const Index stride1 = layout.free_stride[1];
+                    DeviceComplex<Real>* const at = amps + row_offset + col_offset[j][0];
+                    store_amplitude(odd ? at - stride1 + 1 : at, odd ? got : y0);
+                    store_amplitude(odd ? at + 1 : at + stride1, odd ? y1 : got);
+                    continue;
+                }
+            }
+            if constexpr (pair_stores<S, Real>()) {
+                if (neighbours && col_offset[j][1] != Index(-1)) {
+                    const double2 y0 = take_amplitude<S>(acc, j, 2 * half);
+                    const double2 y1 = take_amplitude<S>(acc, j, 2 * half + 1);
+                    float4* const at = reinterpret_cast<float4*>(amps + row_offset + col_offset[j][0]);
+                    *at = make_float4(static_cast<float>(y0.x), static_cast<float>(y0.y), static_cast<float>(y1.x),
+                                      static_cast<float>(y1.y));
+                    continue;
+                }
+            }
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
                 const int i = 2 * half + h;
                 if (col_offset[j][h] != Index(-1)) {
                     const double re = acc[j][0][i] - acc[j][1][i];
                     const double im = acc[j][2][i] - (acc[j][0][i] + acc[j][1][i]);
-                    if constexpr (std::is_same<Real, double>::value) {
-                        amps[row_offset + col_offset[j][h]] = make_double2(re, im);
-                    } else {
-                        amps[row_offset + col_offset[j][h]] = make_float2(static_cast<float>(re), static_cast<float>(im));
-                    }
+                    store_amplitude(amps + row_offset + col_offset[j][h], make_double2(re, im));
                 }
                 acc[j][0][i] = 0.0;
                 acc[j][1][i] = 0.0;
