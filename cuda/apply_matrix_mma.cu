@@ -164,8 +164,9 @@ using MmaShape = MmaShapeOf<K, K <= 4 ? 1 : K <= 6 ? 2 : K == 7 ? 4 : 8, K == 8 
                             K <= 7 ? 2 : 1, (K >= 6)>;
 // ptxas -v (CUDA 13, sm_90): 120 to 128 registers at k = 4..7 (the cap two
 // blocks per multiprocessor impose; k = 7 spills 8 bytes in double, 24 in
-// float, float k = 6 16), 238 to 240 at k = 8, 178 to 190 at k = 9 and 126
-// to 130 at k = 10 (the clusters' k = 9, 10: 252 to 255), no other spills.
+// float and 32 in its form for a free qubit 0, float k = 6 16), 230 to 242
+// at k = 8, 168 to 182 at k = 9 and 124 to 130 at k = 10 (the clusters' k =
+// 9, 10: 252 to 255), no other spills.
 // Measured in the Gauss form (double, n = 30, low / high targets, against
 // these shapes in the same run): k = 7 with one block per multiprocessor and no cap (no spills) 34 %
 // slower, with 64-column tiles 16 to 30 %, with 32-deep chunks 11 to 16 %;
@@ -177,7 +178,8 @@ using MmaShape = MmaShapeOf<K, K <= 4 ? 1 : K <= 6 ? 2 : K == 7 ? 4 : 8, K == 8 
 // freed) 26 / 10 / 9 % slower, with one block per multiprocessor and no cap
 // 20 / 16 / 16 % slower.
 
-template <class S, class Real>
+// kNeighbours: qubit 0 is free (neighbour_stores in apply_matrix_mma_common.cuh).
+template <class S, class Real, bool kNeighbours>
 __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     apply_matrix_mma_kernel(DeviceComplex<Real>* amps, const double2* __restrict__ images,
                             const __grid_constant__ TileLayout layout) {
@@ -283,7 +285,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
                 // barrier (B) of the tile's step that made its last chunk of
                 // X visible, so the whole X tile was read from global memory
                 // before any of it is overwritten here.
-                store_pass<S, Real>(amps, layout, base, (q / S::kChunksPerPass) * S::kPassRows, lane_row_offset,
+                store_pass<S, Real, kNeighbours>(amps, layout, base, (q / S::kChunksPerPass) * S::kPassRows, lane_row_offset,
                                     col_offset, acc);
             }
         }
@@ -292,16 +294,26 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     __pipeline_wait_prior(0);  // only empty groups can be pending
 }
 
-template <class S, class Real>
-void launch_mma_blocks(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix) {
-    const TileLayout layout = make_tile_layout(gate, S::kColumnBits);
-    const auto kernel = apply_matrix_mma_kernel<S, Real>;
+template <class S, class Real, bool kNeighbours>
+void launch_mma_kernel(std::complex<Real>* amps, const TileLayout& layout, const Matrix& matrix) {
+    const auto kernel = apply_matrix_mma_kernel<S, Real, kNeighbours>;
     allow_shared_memory(kernel, S::kSharedBytes,
                         ("the tensor-core kernel for " + std::to_string(S::kK) + " targets").c_str());
     const unsigned blocks = resident_grid(kernel, kMmaThreads, S::kSharedBytes, layout.num_tiles);
     const DeviceArray<double2> images = matrix_images<S>(matrix);
     kernel<<<blocks, kMmaThreads, S::kSharedBytes>>>(as_device(amps), images.data(), layout);
     QMARG_CHECK_LAUNCH(apply_matrix_mma_kernel);
+}
+
+template <class S, class Real>
+void launch_mma_blocks(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix) {
+    const TileLayout layout = make_tile_layout(gate, S::kColumnBits);
+    if constexpr (neighbour_stores<S, Real>()) {
+        if (layout.num_free >= 1 && layout.free_stride[0] == 1) {
+            return launch_mma_kernel<S, Real, true>(amps, layout, matrix);
+        }
+    }
+    launch_mma_kernel<S, Real, false>(amps, layout, matrix);
 }
 
 // k = 9 and 10 run on clusters wherever the GPU can hold one; everything

@@ -117,7 +117,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
             stage_read = stage_read == S::kStages - 1 ? 0 : stage_read + 1;
 
             if (q % S::kChunksPerPass == S::kChunksPerPass - 1) {
-                store_pass<S, Real>(amps, layout, base, row0 + (q / S::kChunksPerPass) * S::kPassRows,
+                store_pass<S, Real, false>(amps, layout, base, row0 + (q / S::kChunksPerPass) * S::kPassRows,
                                     lane_row_offset, col_offset, acc);
             }
         }

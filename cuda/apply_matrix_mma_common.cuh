@@ -482,14 +482,12 @@ __device__ __forceinline__ void clear_accumulators(MmaAccumulators<S>& acc) {
 // Ways store_pass writes the two columns a lane holds in a row, 2t and 2t +
 // 1, where they are neighbouring amplitudes (qubit 0 free; see store_pass).
 // Measured on an H100 (n = 28, fraction of the floor, two runs each,
-// alternating with one 8-byte or 16-byte store per amplitude, staging in
-// bank order included in the float runs): float k = 6 high and scattered
-// 0.67-0.69 -> 0.82-0.83, k = 7 high 0.83-0.85 -> 0.93, k = 8 high and
-// scattered 0.86-0.87 -> 0.91-0.92; double k = 8 high 0.72-0.73 -> 0.75-0.76,
-// scattered 0.78-0.79 -> 0.80-0.82. Float k = 8 low targets, which take
-// neither (qubit 0 is a target), went 0.93-0.95 -> 0.90-0.91 in those runs
-// and float k = 7 scattered (also qubit 0) 0.86-0.87 -> 0.84: the kernel's
-// code, not its stores.
+// alternating with the kernels before them and before the bank order of
+// chunk_local_bits, which the float figures include): float k = 6 high and
+// scattered 0.65-0.66 -> 0.79-0.81, k = 7 high 0.80 -> 0.86-0.87, k = 8 high
+// and scattered 0.82-0.83 -> 0.88; double k = 8 high 0.79-0.80 -> 0.83-0.84,
+// scattered 0.74-0.75 -> 0.77-0.78; low targets level (0.99 to 1.02 of the
+// former speed), float k = 7 scattered (qubit 0 is a target) 0.99.
 //
 // pair_stores: a float lane writes both as one 16-byte store, so a warp's
 // store covers 8 runs of 64 bytes. Float states in the one-block kernel from
@@ -511,6 +509,15 @@ constexpr bool pair_stores() {
 template <class S, class Real>
 constexpr bool sector_exchange() {
     return std::is_same<Real, double>::value && S::kCluster == 1 && S::kMinBlocks == 1;
+}
+
+// Whether the one-block kernel has a second form for gates whose qubit 0 is
+// free, the only one with pair_stores or sector_exchange code: in one kernel
+// with a run-time test, the untaken branches cost float k = 8 on low targets
+// 3 to 6 % (k = 7 scattered 2 to 3 %).
+template <class S, class Real>
+constexpr bool neighbour_stores() {
+    return pair_stores<S, Real>() || sector_exchange<S, Real>();
 }
 
 // Y at accumulator element i of column tile j (MmaAccumulators), whose
@@ -535,22 +542,22 @@ __device__ __forceinline__ void store_amplitude(float2* at, double2 y) {
 // qubit 0; the offset of column 2t is then even, and so are the targets' and
 // the tile base's). On high targets a warp's store then covers 8 rows x 4
 // lanes, and one amplitude per lane fills half of each sector it touches:
-// pair_stores and sector_exchange fill whole ones.
-template <class S, class Real>
+// pair_stores and sector_exchange fill whole ones. kNeighbours: the launcher
+// runs this form only where qubit 0 is free (neighbour_stores).
+template <class S, class Real, bool kNeighbours>
 __device__ __forceinline__ void store_pass(DeviceComplex<Real>* amps, const TileLayout& layout, Index base,
                                            unsigned pass_row, const Index (&lane_row_offset)[2],
                                            const Index (&col_offset)[S::kTileCols][2], MmaAccumulators<S>& acc) {
     const Index pass_offset = base + target_offset<S>(layout, pass_row);
-    const bool neighbours = layout.free_stride[0] == 1;
     // At least 8 columns: whole 8-column tiles, so that every lane of a warp
     // takes the same branch and the shuffles see all 32.
-    const bool exchange = neighbours && layout.num_free >= 3;
+    const bool exchange = layout.num_free >= 3;
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
         const Index row_offset = pass_offset + lane_row_offset[half];
 #pragma unroll
         for (int j = 0; j < S::kTileCols; ++j) {
-            if constexpr (sector_exchange<S, Real>()) {
+            if constexpr (kNeighbours && sector_exchange<S, Real>()) {
                 if (exchange && col_offset[j][0] != Index(-1)) {
                     // Lanes 2m and 2m + 1 hold columns 4c + {0, 1} and 4c +
                     // {2, 3} (their offsets differ by free_stride[1]): the
@@ -570,8 +577,8 @@ __device__ __forceinline__ void store_pass(DeviceComplex<Real>* amps, const Tile
                     continue;
                 }
             }
-            if constexpr (pair_stores<S, Real>()) {
-                if (neighbours && col_offset[j][1] != Index(-1)) {
+            if constexpr (kNeighbours && pair_stores<S, Real>()) {
+                if (col_offset[j][1] != Index(-1)) {
                     const double2 y0 = take_amplitude<S>(acc, j, 2 * half);
                     const double2 y1 = take_amplitude<S>(acc, j, 2 * half + 1);
                     float4* const at = reinterpret_cast<float4*>(amps + row_offset + col_offset[j][0]);
