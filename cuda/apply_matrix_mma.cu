@@ -285,8 +285,8 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
                 // barrier (B) of the tile's step that made its last chunk of
                 // X visible, so the whole X tile was read from global memory
                 // before any of it is overwritten here.
-                store_pass<S, Real, kNeighbours>(amps, layout, base, (q / S::kChunksPerPass) * S::kPassRows, lane_row_offset,
-                                    col_offset, acc);
+                store_pass<S, Real, kNeighbours>(amps, layout, base, (q / S::kChunksPerPass) * S::kPassRows,
+                                                 lane_row_offset, col_offset, acc);
             }
         }
         base = next_base;
@@ -309,7 +309,7 @@ template <class S, class Real>
 void launch_mma_blocks(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix) {
     const TileLayout layout = make_tile_layout(gate, S::kColumnBits);
     if constexpr (neighbour_stores<S, Real>()) {
-        if (layout.num_free >= 1 && layout.free_stride[0] == 1) {
+        if (layout.free_stride[0] == 1) {  // 0 where there are no free qubits
             return launch_mma_kernel<S, Real, true>(amps, layout, matrix);
         }
     }

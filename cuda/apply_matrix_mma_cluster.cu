@@ -118,7 +118,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
 
             if (q % S::kChunksPerPass == S::kChunksPerPass - 1) {
                 store_pass<S, Real, false>(amps, layout, base, row0 + (q / S::kChunksPerPass) * S::kPassRows,
-                                    lane_row_offset, col_offset, acc);
+                                           lane_row_offset, col_offset, acc);
             }
         }
         cluster.sync();  // (C2)

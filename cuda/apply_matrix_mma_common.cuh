@@ -520,14 +520,24 @@ constexpr bool neighbour_stores() {
     return pair_stores<S, Real>() || sector_exchange<S, Real>();
 }
 
-// Y at accumulator element i of column tile j (MmaAccumulators), whose
-// products are then cleared for the next pass.
+// Y at accumulator element i of column tile j (MmaAccumulators).
 template <class S>
-__device__ __forceinline__ double2 take_amplitude(MmaAccumulators<S>& acc, int j, int i) {
-    const double2 y = make_double2(acc[j][0][i] - acc[j][1][i], acc[j][2][i] - (acc[j][0][i] + acc[j][1][i]));
+__device__ __forceinline__ double2 amplitude_at(const MmaAccumulators<S>& acc, int j, int i) {
+    return make_double2(acc[j][0][i] - acc[j][1][i], acc[j][2][i] - (acc[j][0][i] + acc[j][1][i]));
+}
+
+// Clears element i of column tile j for the next pass.
+template <class S>
+__device__ __forceinline__ void clear_products(MmaAccumulators<S>& acc, int j, int i) {
     acc[j][0][i] = 0.0;
     acc[j][1][i] = 0.0;
     acc[j][2][i] = 0.0;
+}
+
+template <class S>
+__device__ __forceinline__ double2 take_amplitude(MmaAccumulators<S>& acc, int j, int i) {
+    const double2 y = amplitude_at<S>(acc, j, i);
+    clear_products<S>(acc, j, i);
     return y;
 }
 
@@ -587,17 +597,16 @@ __device__ __forceinline__ void store_pass(DeviceComplex<Real>* amps, const Tile
                     continue;
                 }
             }
+            // Each amplitude formed only where its column exists: forming
+            // them first, as take_amplitude does, cost ptxas 48 to 104 bytes
+            // of spills in the kernels at the 128-register cap.
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
                 const int i = 2 * half + h;
                 if (col_offset[j][h] != Index(-1)) {
-                    const double re = acc[j][0][i] - acc[j][1][i];
-                    const double im = acc[j][2][i] - (acc[j][0][i] + acc[j][1][i]);
-                    store_amplitude(amps + row_offset + col_offset[j][h], make_double2(re, im));
+                    store_amplitude(amps + row_offset + col_offset[j][h], amplitude_at<S>(acc, j, i));
                 }
-                acc[j][0][i] = 0.0;
-                acc[j][1][i] = 0.0;
-                acc[j][2][i] = 0.0;
+                clear_products<S>(acc, j, i);
             }
         }
     }
