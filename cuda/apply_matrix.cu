@@ -132,12 +132,12 @@ TileLayout make_tile_layout(const GateQubits& gate, int free_bits) {
 }
 
 // The rule is documented in cuda/apply_matrix.cuh. The three lowest qubits
-// share a 128-byte line of double amplitudes.
+// share a 128-byte line of double amplitudes, the four lowest one of float
+// amplitudes.
 DensePath dense_path(const GateQubits& gate, std::size_t real_bytes) {
     const int k = gate.num_targets;
-    const bool low_target = gate.min_target < 3;
-    const bool mma_wins = real_bytes == sizeof(double) ? k >= 5 || (k == 4 && low_target)
-                                                       : k >= 6;
+    const bool mma_wins = real_bytes == sizeof(double) ? k >= 5 || (k == 4 && gate.min_target < 3)
+                                                       : k >= 6 || (k == 5 && gate.min_target < 4);
     if (mma_wins && mma_available()) {
         return DensePath::Mma;
     }

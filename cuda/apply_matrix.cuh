@@ -22,13 +22,19 @@
 //     outrun FMAs (k = 5 in registers also runs out of them), and for k = 4
 //     with a target among the three lowest qubits, where the staged register
 //     kernel is level on an H100 and behind on an H200 (1.05 against 1.16);
-//   float: apply_matrix_mma for k >= 6.
-// Everything else keeps its FMA path: k <= 3, k <= 5 in float and k = 4 with
-// high targets in double run at or near the copy roofline. Measured on an
+//   float: apply_matrix_mma for k >= 6, and for k = 5 with a target among the
+//     four lowest qubits (the staged register kernel's cases), where the raw
+//     tensor-core kernel (apply_matrix_mma.cu) ran at 0.75-1.00 of the floor
+//     against 0.60-0.67 (low and scattered targets; 0.69-0.83 against
+//     0.73-0.87 on high ones).
+// Everything else keeps its FMA path: k <= 3, k <= 4 in float, k = 5 with
+// high targets in float, and k = 4 with high targets in double run at or
+// near the copy roofline. Measured on an
 // H100 (fraction of the floor; tensor cores forced with apply_matrix_bench
 // --tensor_cores=1, the FMA paths with --fma_paths=1), with the Gauss-form
 // kernels: float, n = 28: k = 4 low 0.67 against 1.23, high and scattered
-// 0.55 against 1.19-1.25; k = 5 0.49-0.57 against 0.72-0.80 (low, high and
+// 0.55 against 1.19-1.25; k = 5 on the one-block kernel, before the raw
+// one, 0.49-0.57 against 0.72-0.80 (low, high and
 // scattered; bench/results/apply_matrix_{tensor_cores,fma_paths}_H100.json;
 // high targets 0.98 in apply_matrix_H100.json since the direct kernel's rows
 // run 4 a turn;

@@ -3,10 +3,11 @@
 // for double and float states: a float state's amplitudes are widened to
 // double as they are staged and rounded back once, when the result is
 // stored, so the product itself is the double one (more exact than float
-// FMAs with a float copy of the matrix). Two kernels share the parts in
+// FMAs with a float copy of the matrix). Three kernels share the parts in
 // apply_matrix_mma_common.cuh: the one-block kernel here (every k before
-// sm_90; k = 4..8 after) and the cluster kernel (apply_matrix_mma_cluster.cu,
-// k = 9 and 10 on sm_90). With D = 2^k the gate is
+// sm_90; k = 4..8 after), its form for float k = 4, 5 with the whole matrix
+// resident (apply_matrix_mma_raw_kernel, below it) and the cluster kernel
+// (apply_matrix_mma_cluster.cu, k = 9 and 10 on sm_90). With D = 2^k the gate is
 // Y = M * X, M the D x D matrix and X's columns the groups (the D amplitudes
 // whose target bits vary, one column per assignment of the other free qubits).
 //
@@ -136,6 +137,13 @@ namespace qmarg {
 namespace gpu {
 namespace {
 
+// Float k = 4, 5 run on apply_matrix_mma_raw_kernel (RawX in MmaShapeOf),
+// whose matrix stages hold the whole matrix (one stage a step).
+template <int K, class Real>
+constexpr bool raw_x() {
+    return std::is_same<Real, float>::value && K <= 5;
+}
+
 // The shape each k runs with. kColumns is as large as shared memory allows
 // while keeping two blocks per multiprocessor where that is possible (so one
 // block's global loads and stores overlap another's products); H100: 227 KiB
@@ -148,7 +156,9 @@ namespace {
 //   8    16 x 32      32      128        16     2     202 KiB     1        1/16
 //   9    16 x 16      16      128        16     2     201 KiB     1        1/8
 //  10    16 x  8       8      128        16     2     201 KiB     1        1/4
-//      (k = 9 and 10 run on clusters on sm_90: apply_matrix_mma_cluster.cu)
+//      (k = 9 and 10 run on clusters on sm_90: apply_matrix_mma_cluster.cu;
+//       float k = 4, 5 on apply_matrix_mma_raw_kernel, with one stage a step,
+//       the whole matrix, and two raw tiles: 77 and 86 KiB)
 // With 16 x 16 warp tiles, chunks of 32 halved the barriers per product and
 // paid at k = 8 (36.4 -> 40.5 TFLOP/s on low targets, 34.8 -> 37.0 on high
 // ones); with 16 x 32 tiles a 32-deep stage no longer fits beside the X
@@ -159,14 +169,16 @@ namespace {
 // chunks 38.0 / 28.5 against 37.6 / 31.0; k = 7 with 32-deep chunks (one
 // block) 40.8 / 34.4 against 43.7 / 39.4, with three stages 36 / 33, with
 // 16 columns 37 / 35.
-template <int K>
-using MmaShape = MmaShapeOf<K, K <= 4 ? 1 : K <= 6 ? 2 : K == 7 ? 4 : 8, K == 8 ? 4 : K == 10 ? 1 : 2, kDmmaDepth, 2,
-                            K <= 7 ? 2 : 1, (K >= 6)>;
+template <int K, class Real>
+using MmaShape = MmaShapeOf<K, K <= 4 ? 1 : K <= 6 ? 2 : K == 7 ? 4 : 8, K == 8 ? 4 : K == 10 ? 1 : 2, kDmmaDepth,
+                            raw_x<K, Real>() ? (1 << K) / kDmmaDepth : 2, K <= 7 ? 2 : 1, (K >= 6), 1,
+                            raw_x<K, Real>()>;
 // ptxas -v (CUDA 13, sm_90): 120 to 128 registers at k = 4..7 (the cap two
 // blocks per multiprocessor impose; k = 7 spills 8 bytes in double, 24 in
 // float and 32 in its form for a free qubit 0, float k = 6 16), 230 to 242
 // at k = 8, 168 to 182 at k = 9 and 124 to 130 at k = 10 (the clusters' k =
-// 9, 10: 252 to 255), no other spills.
+// 9, 10: 252 to 255), no other spills; the raw kernel (float k = 4, 5) 128,
+// without spills.
 // Measured in the Gauss form (double, n = 30, low / high targets, against
 // these shapes in the same run): k = 7 with one block per multiprocessor and no cap (no spills) 34 %
 // slower, with 64-column tiles 16 to 30 %, with 32-deep chunks 11 to 16 %;
@@ -184,8 +196,9 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     apply_matrix_mma_kernel(DeviceComplex<Real>* amps, const double2* __restrict__ images,
                             const __grid_constant__ TileLayout layout) {
     static_assert(S::kCluster == 1, "apply_matrix_mma_cluster_kernel runs the cluster shapes");
+    static_assert(!S::kRawX, "apply_matrix_mma_raw_kernel runs the RawX shapes");
     extern __shared__ __align__(16) unsigned char shared_bytes[];
-    const auto [xs, ms, xb, x_offsets, chunk_offset, x_cells] = MmaShared<S>(shared_bytes);
+    const auto [xs, ms, xb, raw, x_offsets, chunk_offset, x_cells] = MmaShared<S>(shared_bytes);
 
     const WarpPlace<S> place;
     const int g = place.g, t = place.t, warp_row0 = place.warp_row0, col0 = place.col0;
@@ -294,15 +307,128 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     __pipeline_wait_prior(0);  // only empty groups can be pending
 }
 
+// Float k = 4, 5 (RawX shapes). Their tiles are small (2048 amplitudes at k
+// = 5, 16 KiB) and take one or two steps, so the first kernel's X prefetch,
+// chunk by chunk during a tile's last pass, has no room, and its step 0
+// waited for the whole tile: 16 KiB of loads, then nothing in flight while
+// the tile was multiplied. Float k = 5 ran there at the time per tile of
+// double k = 5, for half the bytes: 0.43 to 0.51 of the floor. Here the
+// stages hold the whole matrix, copied once, so the steps need neither
+// copies nor barriers, and the commit groups carry only the raw copies of
+// the next kRawTiles tiles, one group a tile: the loads of two tiles are in
+// flight while one is multiplied. A tile's turn begins with two barriers,
+// around the widening of its raw copy into X.
+// Measured on an H100 (float, n = 28, k = 5, fraction of the floor, low /
+// high / scattered targets, tensor cores forced, alternating with the first
+// kernel and the FMA kernels): in one command (two runs each), the first
+// kernel 0.50 / 0.40 / 0.43, this one 0.75-0.83 / 0.68-0.70 / 0.85-0.86,
+// the register kernels 0.61-0.63 / 0.73-0.79 / 0.66; in another (three runs
+// each) this one 0.97-1.00 / 0.69-0.74 / 0.69-0.83, with pair_stores on high
+// targets 0.79-0.83, the register kernels 0.66-0.67 / 0.85-0.87 /
+// 0.60-0.62. So float k = 5 takes it where a target is among the four
+// lowest qubits (cuda/apply_matrix.cuh). Three raw tiles measured level with
+// two; the first kernel with one raw tile ahead (a third matrix stage, so
+// that the copy, issued at step 0, had the tile's two steps to land) 0.83 /
+// 0.65 / 0.85, as two. Float k = 4 here: 1.11 / 0.73-0.79 / 0.83 against
+// 1.08-1.09 / 1.13 / 1.08 on the register kernel, which it keeps.
+template <class S, bool kNeighbours>
+__global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
+    apply_matrix_mma_raw_kernel(float2* amps, const double2* __restrict__ images,
+                                const __grid_constant__ TileLayout layout) {
+    static_assert(S::kRawX, "a RawX shape");
+    extern __shared__ __align__(16) unsigned char shared_bytes[];
+    const auto [xs, ms, xb, raw, x_offsets, chunk_offset, x_cells] = MmaShared<S>(shared_bytes);
+
+    const WarpPlace<S> place;
+    const int g = place.g, t = place.t, warp_row0 = place.warp_row0, col0 = place.col0;
+    const int columns = 1 << layout.num_free;  // kColumns, fewer only for small states
+
+    const XStaging x = make_x_staging<S, float>(layout, 0, x_offsets, x_cells, chunk_offset);
+    Index col_offset[S::kTileCols][2];
+    Index lane_row_offset[2];
+    lane_offsets<S>(layout, warp_row0, col0, g, t, col_offset, lane_row_offset);
+    __syncthreads();  // the staging tables are complete before any thread reads them
+
+    // Prologue: the whole matrix (step q's image in stage q) and the first
+    // tile's X in one commit group, then one group for each of the next
+    // kRawTiles tiles' raw copies (tile i of the block into slot i %
+    // kRawTiles), empty where the block has no such tile.
+    const Index stride = gridDim.x;
+    Index tile = blockIdx.x;  // the grid is never larger than num_tiles
+#pragma unroll
+    for (int q = 0; q < S::kSteps; ++q) copy_matrix_chunk<S>(ms, images, q, q);
+    if (columns < S::kColumns) {
+        // A state of one tile, whose staging tables may repeat entries.
+        stage_x_tile<S, float, true>(xs, amps, tile_base(layout, tile), x, x_offsets, x_cells, chunk_offset);
+        zero_missing_columns<S>(xs, columns);
+    } else {
+        stage_x_tile<S, float, false>(xs, amps, tile_base(layout, tile), x, x_offsets, x_cells, chunk_offset);
+    }
+    __pipeline_commit();
+#pragma unroll
+    for (int i = 1; i <= S::kRawTiles; ++i) {
+        const Index ahead = tile + i * stride;
+        if (ahead < layout.num_tiles) {
+            issue_raw_x<S>(raw + i % S::kRawTiles * S::kRawTileEntries, amps, tile_base(layout, ahead), x, x_offsets,
+                           chunk_offset);
+        }
+        __pipeline_commit();
+    }
+    __pipeline_wait_prior(S::kRawTiles);
+    __syncthreads();  // the matrix and the first tile's X from every thread are visible
+
+    MmaAccumulators<S> acc;
+    clear_accumulators<S>(acc);
+    for (int i = 0; tile < layout.num_tiles; tile += stride, ++i) {
+        const Index base = tile_base(layout, tile);
+        if (i > 0) {
+            float2* const slot = raw + i % S::kRawTiles * S::kRawTileEntries;
+            // The tile's raw copy: kRawTiles - 1 groups were committed after it.
+            __pipeline_wait_prior(S::kRawTiles - 1);
+            __syncthreads();  // every thread is done with the previous tile's products, which read X
+            widen_raw_x<S>(xs, slot, x, x_cells);
+            // The slot just read takes the tile kRawTiles turns ahead.
+            const Index ahead = tile + S::kRawTiles * stride;
+            if (ahead < layout.num_tiles) {
+                issue_raw_x<S>(slot, amps, tile_base(layout, ahead), x, x_offsets, chunk_offset);
+            }
+            __pipeline_commit();  // possibly empty: one group a tile, for the count above
+            __syncthreads();      // the tile's X from every thread is visible
+        }
+        // Not unrolled, as in the first kernel: ptxas spilled 24 bytes.
+#pragma unroll 1
+        for (int q = 0; q < S::kSteps; ++q) {
+            multiply_chunk<S, S::kXStride>(acc, ms + q * S::kStageEntries + (warp_row0 / 2 + g) * S::kPairStride + t,
+                                           xs, col0 + g, q % S::kChunksPerPass * S::kChunk + t);
+            if (q % S::kChunksPerPass == S::kChunksPerPass - 1) {
+                store_pass<S, float, kNeighbours>(amps, layout, base, (q / S::kChunksPerPass) * S::kPassRows,
+                                            lane_row_offset, col_offset, acc);
+            }
+        }
+    }
+    __pipeline_wait_prior(0);  // only empty groups can be pending
+}
+
+// The kernel shape S runs on.
+template <class S, class Real, bool kNeighbours>
+constexpr auto mma_kernel() {
+    if constexpr (S::kRawX) {
+        static_assert(std::is_same<Real, float>::value, "the raw kernel holds float amplitudes");
+        return apply_matrix_mma_raw_kernel<S, kNeighbours>;
+    } else {
+        return apply_matrix_mma_kernel<S, Real, kNeighbours>;
+    }
+}
+
 template <class S, class Real, bool kNeighbours>
 void launch_mma_kernel(std::complex<Real>* amps, const TileLayout& layout, const Matrix& matrix) {
-    const auto kernel = apply_matrix_mma_kernel<S, Real, kNeighbours>;
+    const auto kernel = mma_kernel<S, Real, kNeighbours>();
     allow_shared_memory(kernel, S::kSharedBytes,
                         ("the tensor-core kernel for " + std::to_string(S::kK) + " targets").c_str());
     const unsigned blocks = resident_grid(kernel, kMmaThreads, S::kSharedBytes, layout.num_tiles);
     const DeviceArray<double2> images = matrix_images<S>(matrix);
     kernel<<<blocks, kMmaThreads, S::kSharedBytes>>>(as_device(amps), images.data(), layout);
-    QMARG_CHECK_LAUNCH(apply_matrix_mma_kernel);
+    QMARG_CHECK_LAUNCH(mma_kernel);
 }
 
 template <class S, class Real>
@@ -323,7 +449,7 @@ void launch_mma(std::complex<Real>* amps, const GateQubits& gate, const Matrix& 
     if constexpr (K >= 9) {
         if (apply_matrix_mma_on_clusters(amps, gate, matrix)) return;
     }
-    launch_mma_blocks<MmaShape<K>, Real>(amps, gate, matrix);
+    launch_mma_blocks<MmaShape<K, Real>, Real>(amps, gate, matrix);
 }
 
 // c (16 x 8) = a (16 x 16) * b (16 x 8) by one warp through the fragment
@@ -372,7 +498,7 @@ template void apply_matrix_mma<double>(std::complex<double>*, const GateQubits&,
 template <class Real>
 void apply_matrix_mma_one_block(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix) {
     for_targets(gate, "apply_matrix_mma_one_block", [&](auto k) {
-        launch_mma_blocks<MmaShape<decltype(k)::value>, Real>(amps, gate, matrix);
+        launch_mma_blocks<MmaShape<decltype(k)::value, Real>, Real>(amps, gate, matrix);
     });
 }
 template void apply_matrix_mma_one_block<float>(std::complex<float>*, const GateQubits&, const Matrix&);

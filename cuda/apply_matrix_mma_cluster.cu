@@ -36,7 +36,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     namespace cg = cooperative_groups;
     const cg::cluster_group cluster = cg::this_cluster();
     extern __shared__ __align__(16) unsigned char shared_bytes[];
-    const auto [xs, ms, xb, x_offsets, chunk_offset, x_cells] = MmaShared<S>(shared_bytes);
+    const auto [xs, ms, xb, raw, x_offsets, chunk_offset, x_cells] = MmaShared<S>(shared_bytes);
 
     const WarpPlace<S> place;
     const int g = place.g, t = place.t, warp_row0 = place.warp_row0, col0 = place.col0;

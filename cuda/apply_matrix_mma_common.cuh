@@ -55,7 +55,12 @@ constexpr int log2_of(int v) { return v <= 1 ? 0 : 1 + log2_of(v / 2); }
 //              other blocks' shared memory (sm_90). A tile can then be
 //              Cluster times wider, and each matrix entry fetched from L2
 //              serves Cluster times more columns.
-template <int K, int WarpRows, int TileCols, int Chunk, int Stages, int MinBlocks, bool PrefetchX, int Cluster = 1>
+//   RawX       (float states, k = 4, 5: apply_matrix_mma_raw_kernel) the
+//              stages hold the whole matrix, and the next kRawTiles tiles are
+//              copied by cp.async as stored (8 bytes an amplitude), each
+//              widened into X's layout when its turn comes (issue_raw_x)
+template <int K, int WarpRows, int TileCols, int Chunk, int Stages, int MinBlocks, bool PrefetchX, int Cluster = 1,
+          bool RawX = false>
 struct MmaShapeOf {
     static constexpr int kK = K;
     static constexpr int kDim = 1 << K;
@@ -87,6 +92,7 @@ struct MmaShapeOf {
     static constexpr std::size_t kImageEntries = static_cast<std::size_t>(kCluster) * kSteps * kStageEntries;
     static constexpr int kMinBlocks = MinBlocks;
     static constexpr bool kPrefetchX = PrefetchX;
+    static constexpr bool kRawX = RawX;
     // X is staged kChunk rows at a time: kChunk * kColumns amplitudes, local
     // index j * kMmaThreads + threadIdx.x of them for thread threadIdx.x.
     static constexpr int kXChunkSize = kChunk * kColumns;
@@ -94,11 +100,18 @@ struct MmaShapeOf {
     // With a cluster, the step's chunk of X (kChunk rows x kColumns, from the
     // block that holds it) is copied into one of two local stages first.
     static constexpr int kBStages = kCluster > 1 ? 2 : 0;
+    // RawX: the next tiles' amplitudes as float2, tile slot s's element j
+    // of chunk c for thread i at raw[s * kRawTileEntries + (c * kXPerThread
+    // + j) * kMmaThreads + i].
+    static constexpr int kRawTiles = kRawX ? 2 : 0;
+    static constexpr int kRawTileEntries = kOwnChunks * kXPerThread * kMmaThreads;
+    static constexpr int kRawEntries = kRawTiles * kRawTileEntries;
     static constexpr std::size_t kSharedBytes =
         (static_cast<std::size_t>(kColumns) * kXStride + static_cast<std::size_t>(kStages) * kStageEntries +
          static_cast<std::size_t>(kBStages) * kColumns * kBStride) *
             sizeof(double2) +
-        kXPerThread * (sizeof(Index) + sizeof(unsigned)) + kOwnChunks * sizeof(Index);
+        static_cast<std::size_t>(kRawEntries) * 2 * sizeof(float) + kXPerThread * (sizeof(Index) + sizeof(unsigned)) +
+        kOwnChunks * sizeof(Index);
 
     static_assert(K >= 4 && K <= kMaxGateTargets, "the DMMA path takes 4..10 targets");
     static_assert(kWarpRows * kWarpCols * 32 == kMmaThreads, "8 warps");
@@ -111,6 +124,8 @@ struct MmaShapeOf {
     static_assert(kChunkEntries % kMmaThreads == 0, "every thread copies the same number of matrix units");
     static_assert(!kPrefetchX || (kCluster == 1 && kChunksPerPass >= kStages + 1),
                   "a prefetched chunk of X must land before the next tile's products read it");
+    static_assert(!kRawX || (kCluster == 1 && !kPrefetchX && kStages == kSteps),
+                  "a one-block shape whose stages hold the whole matrix");
     static_assert(kSharedBytes <= 227 * 1024, "fits an H100 block's shared memory");
 };
 
@@ -150,12 +165,14 @@ __device__ __forceinline__ void copy_first_matrix_chunks(double2* ms, const doub
 
 // The dynamic shared memory of the kernels, in the order kSharedBytes counts
 // it: the X tile, the matrix stages, the cluster form's X stages (none
-// elsewhere), the staging tables.
+// elsewhere), the raw copy of the next tile (RawX shapes only), the staging
+// tables.
 template <class S>
 struct MmaShared {
     double2* xs;
     double2* ms;
     double2* xb;
+    float2* raw;
     Index* x_offsets;
     Index* chunk_offset;
     unsigned* x_cells;
@@ -163,7 +180,8 @@ struct MmaShared {
         : xs(reinterpret_cast<double2*>(bytes)),
           ms(xs + S::kColumns * S::kXStride),
           xb(ms + S::kStages * S::kStageEntries),
-          x_offsets(reinterpret_cast<Index*>(xb + S::kBStages * S::kColumns * S::kBStride)),
+          raw(reinterpret_cast<float2*>(xb + S::kBStages * S::kColumns * S::kBStride)),
+          x_offsets(reinterpret_cast<Index*>(raw + S::kRawEntries)),
           chunk_offset(x_offsets + S::kXPerThread),
           x_cells(reinterpret_cast<unsigned*>(chunk_offset + S::kOwnChunks)) {}
 };
@@ -379,6 +397,40 @@ __device__ __forceinline__ void stage_x_tile(double2* xs, const DeviceComplex<Re
     }
 }
 
+// A float state's tiles ahead of their turn (RawX shapes, k = 4 and 5). A
+// tile slot of `raw` holds one tile as stored: issue_raw_x copies the tile
+// at `base` into it by cp.async, in the caller's next commit group;
+// widen_raw_x stores this thread's share of it into X's layout once that
+// group is complete (a thread reads only the elements it copied itself, so
+// no barrier lies between them; the stores are visible after the caller's
+// next barrier).
+template <class S>
+__device__ __forceinline__ void issue_raw_x(float2* raw, const float2* amps, Index base, const XStaging& x,
+                                            const Index* offsets, const Index* chunk_offset) {
+    if (!x.active) return;
+#pragma unroll
+    for (int c = 0; c < S::kOwnChunks; ++c) {
+        const float2* from = amps + base + chunk_offset[c] + x.thread_offset;
+#pragma unroll
+        for (int j = 0; j < S::kXPerThread; ++j) {
+            __pipeline_memcpy_async(raw + (c * S::kXPerThread + j) * kMmaThreads + threadIdx.x, from + offsets[j],
+                                    sizeof(float2));
+        }
+    }
+}
+
+template <class S>
+__device__ __forceinline__ void widen_raw_x(double2* xs, const float2* raw, const XStaging& x, const unsigned* cells) {
+    if (!x.active) return;
+#pragma unroll
+    for (int c = 0; c < S::kOwnChunks; ++c) {
+#pragma unroll
+        for (int j = 0; j < S::kXPerThread; ++j) {
+            put_x<S>(xs, x.thread_cell | cells[j], c, raw[(c * S::kXPerThread + j) * kMmaThreads + threadIdx.x]);
+        }
+    }
+}
+
 // Stages all the block's own chunks of the tile at `base` through
 // registers, the loads of kBatch chunks in flight at a time; the stores are
 // visible after the caller's next barrier. The cluster kernel stages this
@@ -497,7 +549,7 @@ __device__ __forceinline__ void clear_accumulators(MmaAccumulators<S>& acc) {
 // layout, low targets included, which never take them.
 template <class S, class Real>
 constexpr bool pair_stores() {
-    return std::is_same<Real, float>::value && S::kK >= 6 && S::kCluster == 1;
+    return std::is_same<Real, float>::value && (S::kK >= 6 || S::kRawX) && S::kCluster == 1;
 }
 
 // sector_exchange: lanes t and t ^ 1 trade one amplitude each, so that each

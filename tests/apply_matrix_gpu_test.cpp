@@ -307,7 +307,8 @@ TYPED_TEST(ApplyMatrixGpuTest, IdentityLeavesStateUnchanged) {
     EXPECT_EQ(state.amplitudes(), before);
 }
 
-// ---- the tensor-core path (k >= 5, and k = 4 with low targets) ---------------
+// ---- the tensor-core path (k >= 5 in double and k >= 6 in float, and one k --
+// ---- lower with low targets) ---------------------------------------------------
 
 // A random dense matrix that is not unitary: complex Gaussian entries scaled by
 // 1/sqrt(dim), so the state keeps its size and every entry takes part.
@@ -526,6 +527,29 @@ TYPED_TEST(ApplyMatrixGpuTest, RegisterKernelErrorAtFiveTargetsIsAtRoundingOfThe
 #endif
 
 #if defined(QMARG_TESTS_WITH_CUDA)
+// The rule of cuda/apply_matrix.cuh on a GPU with FP64 tensor cores: which
+// dense kernel each precision takes around the bounds, where the lowest
+// target decides (three lowest qubits share a 128-byte line of double
+// amplitudes, four of float ones).
+TEST(DensePathRule, PicksTheDocumentedKernel) {
+    QMARG_SKIP_IF_UNAVAILABLE(Device::Gpu);
+    if (!qmarg::gpu::mma_available()) GTEST_SKIP() << "no FP64 tensor cores on this GPU";
+    using qmarg::gpu::DensePath;
+    const auto path = [](std::size_t real_bytes, const Qubits& targets) {
+        return qmarg::gpu::dense_path(qmarg::gpu::describe_gate(20, targets, {}, {}), real_bytes);
+    };
+    const std::size_t f = sizeof(float), d = sizeof(double);
+    EXPECT_EQ(path(f, {3, 10, 11, 12, 13}), DensePath::Mma);
+    EXPECT_EQ(path(f, {0, 1, 2, 3, 4}), DensePath::Mma);
+    EXPECT_EQ(path(f, {4, 10, 11, 12, 13}), DensePath::Small);
+    EXPECT_EQ(path(f, {0, 1, 2, 3}), DensePath::Small);
+    EXPECT_EQ(path(f, {15, 16, 17, 18, 19, 14}), DensePath::Mma);
+    EXPECT_EQ(path(d, {2, 10, 11, 12}), DensePath::Mma);
+    EXPECT_EQ(path(d, {3, 10, 11, 12}), DensePath::Small);
+    EXPECT_EQ(path(d, {15, 16, 17, 18, 19}), DensePath::Mma);
+    EXPECT_EQ(path(d, {0, 1, 2}), DensePath::Small);
+}
+
 // The fragment layout of cuda/dmma.cuh against the hardware: one 16 x 16 by
 // 16 x 8 product of small integers (exact in double), every element placed by
 // the documented lane mapping. A wrong mapping moves or mixes entries, and the

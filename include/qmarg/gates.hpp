@@ -23,13 +23,14 @@ namespace qmarg {
 //
 // Accuracy on a GPU: dense gates that run on FP64 tensor cores (double gates
 // on 5 or more targets, and on 4 with a target among the three lowest qubits;
-// float gates on 6 or more) are computed in double, for float states too,
-// with Gauss's three real products per complex one. Their error is rounding
-// of the amplitudes' size, like the direct product's; an imaginary part much
-// smaller than the terms it sums (a matrix whose imaginary parts are 1e-9 of
-// its real parts, on a real state) is therefore exact to about 1e-16 of the
-// amplitudes rather than of itself.
-// Float gates on 5 targets use Gauss's form in float arithmetic: such an
+// float gates on 6 or more, and on 5 with a target among the four lowest
+// qubits) are computed in double, for float states too, with Gauss's three
+// real products per complex one. Their error is rounding of the amplitudes'
+// size, like the direct product's; an imaginary part much smaller than the
+// terms it sums (a matrix whose imaginary parts are 1e-9 of its real parts,
+// on a real state) is therefore exact to about 1e-16 of the amplitudes
+// rather than of itself. Float gates on 5 targets none of which is among the
+// four lowest qubits use Gauss's form in float arithmetic: such an
 // imaginary part is exact to about 1e-7 of the amplitudes (float rounding).
 // Other gates multiply directly, in the state's precision.
 template <class Real>
