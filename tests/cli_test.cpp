@@ -168,7 +168,21 @@ TEST(Cli, FusedAndUnfusedRunsAgree) {
         const Result fused = qmarg_cli(run + fuse);
         ASSERT_EQ(fused.exit_code, 0) << fused.err;
         EXPECT_NE(fused.err.find("qmarg: fused into "), std::string::npos) << fused.err;
+        if (fuse.empty()) {
+            const std::string width = "on at most " + std::to_string(qmarg::kDefaultFusedQubitsCpu) + " qubits";
+            EXPECT_NE(fused.err.find(width), std::string::npos) << fused.err;
+        }
         const auto actual = probabilities(fused);
+        ASSERT_EQ(actual.size(), expected.size());
+        for (const auto& [outcome, p] : expected) EXPECT_NEAR(actual.at(outcome), p, 1e-12) << outcome;
+    }
+    if (qmarg::gpu_available()) {
+        // The GPU's default width is its own.
+        const Result gpu = qmarg_cli("run " + example("random_circuit.qasm") + " --device gpu --format json --threshold 0");
+        ASSERT_EQ(gpu.exit_code, 0) << gpu.err;
+        const std::string width = "on at most " + std::to_string(qmarg::kDefaultFusedQubitsGpu) + " qubits";
+        EXPECT_NE(gpu.err.find(width), std::string::npos) << gpu.err;
+        const auto actual = probabilities(gpu);
         ASSERT_EQ(actual.size(), expected.size());
         for (const auto& [outcome, p] : expected) EXPECT_NEAR(actual.at(outcome), p, 1e-12) << outcome;
     }

@@ -16,18 +16,21 @@ namespace qmarg {
 // have on a GPU state (apply_matrix).
 constexpr int kMaxFusedQubits = 10;
 
-// The fusion width that `qmarg run` uses unless told otherwise. Measured on an
-// H100 with bench/circuit_fusion_bench.cu (a random 28-qubit circuit of depth
-// 20, 840 operations, fused into 271 / 158 / 97 / 81 operations for m = 2 / 3 /
-// 4 / 5; bench/results/circuit_fusion_H100.json), ms per circuit:
-//   double: unfused 2198, m = 2 813, m = 3 480, m = 4 301, m = 5 262
-//   float:  unfused 1102, m = 2 409, m = 3 242, m = 4 150, m = 5 156
-// m = 4 is fastest in float (7.4x) and within 15 % of m = 5 in double (7.3x
-// against 8.4x): every gate on up to 4 qubits runs at the copy floor, while
-// 5-qubit gates run at 0.75 to 0.98 of it in float. On the CPU backend (2
-// cores, a 22-qubit circuit of the same kind) m = 4 took 3.04 s against 3.15
-// s for m = 3 and 3.94 s for m = 5.
-constexpr int kDefaultFusedQubits = 4;
+// The fusion widths that `qmarg run` uses unless told otherwise, on a GPU
+// state and on a CPU one. Measured on an H100 with
+// bench/circuit_fusion_bench.cu (a random 28-qubit circuit of depth 20, 840
+// operations, fused into 271 / 158 / 97 / 81 operations for m = 2 / 3 / 4 /
+// 5; bench/results/circuit_fusion_H100.json), ms per circuit:
+//   double: unfused 2192, m = 2 812, m = 3 480, m = 4 301, m = 5 262
+//   float:  unfused 1101, m = 2 409, m = 3 242, m = 4 150, m = 5 141
+// m = 5 is fastest in both precisions (8.4x and 7.8x): every gate on up to 5
+// qubits runs at 0.98 to 1.29 of the copy floor, so fewer passes win. (Until
+// float 5-qubit gates on low targets moved to the tensor cores, float m = 5
+// took 156 ms and m = 4 won.) On the CPU backend (2 cores, a 22-qubit
+// circuit of the same kind) m = 4 took 3.04 s against 3.15 s for m = 3 and
+// 3.94 s for m = 5.
+constexpr int kDefaultFusedQubitsGpu = 5;
+constexpr int kDefaultFusedQubitsCpu = 4;
 
 // Returns `circuit` with its operations fused: everything but `operations` is
 // copied, and each new operation is either an operation of `circuit`

@@ -1,7 +1,8 @@
 // qmarg run: read an OpenQASM 2.0 circuit, simulate it on the GPU or the CPU,
 // and print the marginal distribution of the measured qubits (or of --qubits),
 // or sampled counts with --shots. Gates are fused first (--fuse, default
-// qmarg::kDefaultFusedQubits): fewer, wider gates mean fewer passes over the state.
+// qmarg::kDefaultFusedQubitsGpu or Cpu for the device that runs them): fewer,
+// wider gates mean fewer passes over the state.
 //
 // stdout carries only the result (so it can be piped); what was chosen, how
 // long it took and progress on long circuits go to stderr.
@@ -40,7 +41,7 @@ struct RunOptions {
     bool seed_given = false;
     bool quiet = false;
     double progress_interval = 1.0;
-    int fuse = qmarg::kDefaultFusedQubits;
+    int fuse = -1;  // the device's default (qmarg/fusion.hpp) unless --fuse is given
 };
 
 using Clock = std::chrono::steady_clock;
@@ -214,6 +215,9 @@ void run(RunOptions options) {
     std::string note;
     const qmarg::Device device = choose_device(options.device, note);
     report.device = qmarg::to_string(device);
+    if (options.fuse < 0) {
+        options.fuse = device == qmarg::Device::Gpu ? qmarg::kDefaultFusedQubitsGpu : qmarg::kDefaultFusedQubitsCpu;
+    }
     if (options.shots > 0 && !options.seed_given) options.seed = std::random_device{}();
     if (options.precision == "float") {
         simulate<float>(options, circuit, device, note, report);
@@ -278,9 +282,10 @@ void add_run_command(CLI::App& app) {
         ->capture_default_str();
     cmd->add_option("--fuse", options->fuse,
                     "Multiply consecutive gates into gates on at most M qubits before running (0: run the gates as "
-                    "written)")
-        ->check(CLI::Range(0, qmarg::kMaxFusedQubits))
-        ->capture_default_str();
+                    "written; default " +
+                        std::to_string(qmarg::kDefaultFusedQubitsGpu) + " on the GPU, " +
+                        std::to_string(qmarg::kDefaultFusedQubitsCpu) + " on the CPU)")
+        ->check(CLI::Range(0, qmarg::kMaxFusedQubits));
     cmd->callback([options]() { run(*options); });
 }
 
