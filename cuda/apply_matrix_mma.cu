@@ -144,6 +144,13 @@ constexpr bool raw_x() {
     return std::is_same<Real, float>::value && K <= 5;
 }
 
+// Float k = 7, 8 prefetch X's chunks through shared memory (RawChunk in
+// MmaShapeOf; measured at issue_raw_chunk).
+template <int K, class Real>
+constexpr bool raw_chunk() {
+    return std::is_same<Real, float>::value && (K == 7 || K == 8);
+}
+
 // The shape each k runs with. kColumns is as large as shared memory allows
 // while keeping two blocks per multiprocessor where that is possible (so one
 // block's global loads and stores overlap another's products); H100: 227 KiB
@@ -158,7 +165,8 @@ constexpr bool raw_x() {
 //  10    16 x  8       8      128        16     2     201 KiB     1        1/4
 //      (k = 9 and 10 run on clusters on sm_90: apply_matrix_mma_cluster.cu;
 //       float k = 4, 5 on apply_matrix_mma_raw_kernel, with one stage a step,
-//       the whole matrix, and two raw tiles: 77 and 86 KiB)
+//       the whole matrix, and two raw tiles: 77 and 86 KiB; float k = 7, 8
+//       4 KiB more, for the raw chunk)
 // With 16 x 16 warp tiles, chunks of 32 halved the barriers per product and
 // paid at k = 8 (36.4 -> 40.5 TFLOP/s on low targets, 34.8 -> 37.0 on high
 // ones); with 16 x 32 tiles a 32-deep stage no longer fits beside the X
@@ -172,10 +180,10 @@ constexpr bool raw_x() {
 template <int K, class Real>
 using MmaShape = MmaShapeOf<K, K <= 4 ? 1 : K <= 6 ? 2 : K == 7 ? 4 : 8, K == 8 ? 4 : K == 10 ? 1 : 2, kDmmaDepth,
                             raw_x<K, Real>() ? (1 << K) / kDmmaDepth : 2, K <= 7 ? 2 : 1, (K >= 6), 1,
-                            raw_x<K, Real>()>;
+                            raw_x<K, Real>(), raw_chunk<K, Real>()>;
 // ptxas -v (CUDA 13, sm_90): 120 to 128 registers at k = 4..7 (the cap two
-// blocks per multiprocessor impose; k = 7 spills 8 bytes in double, 24 in
-// float and 32 in its form for a free qubit 0, float k = 6 16), 230 to 242
+// blocks per multiprocessor impose; k = 7 spills 8 bytes in double, 16 in
+// float, float k = 6 16), 230 to 242
 // at k = 8, 168 to 182 at k = 9 and 124 to 130 at k = 10 (the clusters' k =
 // 9, 10: 252 to 255), no other spills; the raw kernel (float k = 4, 5) 128,
 // without spills.
@@ -229,7 +237,8 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
 
     MmaAccumulators<S> acc;
     clear_accumulators<S>(acc);
-    [[maybe_unused]] PendingXChunk<S, Real> pending;  // float states only
+    [[maybe_unused]] PendingXChunk<S, Real> pending;  // float states without RawChunk
+    [[maybe_unused]] int raw_chunk = -1;              // RawChunk: the chunk in the raw buffer
 
     int stage_read = 0;
     for (bool first = true; tile < layout.num_tiles; tile += stride, first = false) {
@@ -266,7 +275,15 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
                 } else if (q == 0 && !first) {
                     chunk = S::kChunksPerPass - 1;
                 }
-                if constexpr (std::is_same<Real, float>::value) {
+                if constexpr (S::kRawChunk) {
+                    // Each chunk is widened one step after its copy was
+                    // issued (the step's wait completed it): it is read again
+                    // kChunksPerPass - 1 >= 2 steps after the copy at the
+                    // earliest.
+                    if (raw_chunk >= 0) widen_raw_chunk<S>(xs, raw, raw_chunk, x, x_cells);
+                    raw_chunk = chunk;
+                    if (chunk >= 0) issue_raw_chunk<S>(raw, amps, from, chunk, x, x_offsets, chunk_offset);
+                } else if constexpr (std::is_same<Real, float>::value) {
                     // Each chunk is stored one step after its loads were
                     // issued (PendingXChunk): it is read again kChunksPerPass
                     // - 1 >= 2 steps after its loads at the earliest.

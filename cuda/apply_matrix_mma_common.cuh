@@ -59,8 +59,12 @@ constexpr int log2_of(int v) { return v <= 1 ? 0 : 1 + log2_of(v / 2); }
 //              stages hold the whole matrix, and the next kRawTiles tiles are
 //              copied by cp.async as stored (8 bytes an amplitude), each
 //              widened into X's layout when its turn comes (issue_raw_x)
+//   RawChunk   (float states, with PrefetchX) each prefetched chunk of X is
+//              copied by cp.async as stored into a one-chunk buffer and
+//              widened one step later, instead of travelling through
+//              registers (PendingXChunk; issue_raw_chunk)
 template <int K, int WarpRows, int TileCols, int Chunk, int Stages, int MinBlocks, bool PrefetchX, int Cluster = 1,
-          bool RawX = false>
+          bool RawX = false, bool RawChunk = false>
 struct MmaShapeOf {
     static constexpr int kK = K;
     static constexpr int kDim = 1 << K;
@@ -93,6 +97,7 @@ struct MmaShapeOf {
     static constexpr int kMinBlocks = MinBlocks;
     static constexpr bool kPrefetchX = PrefetchX;
     static constexpr bool kRawX = RawX;
+    static constexpr bool kRawChunk = RawChunk;
     // X is staged kChunk rows at a time: kChunk * kColumns amplitudes, local
     // index j * kMmaThreads + threadIdx.x of them for thread threadIdx.x.
     static constexpr int kXChunkSize = kChunk * kColumns;
@@ -102,10 +107,11 @@ struct MmaShapeOf {
     static constexpr int kBStages = kCluster > 1 ? 2 : 0;
     // RawX: the next tiles' amplitudes as float2, tile slot s's element j
     // of chunk c for thread i at raw[s * kRawTileEntries + (c * kXPerThread
-    // + j) * kMmaThreads + i].
+    // + j) * kMmaThreads + i]; RawChunk: one chunk, element j of thread i at
+    // raw[j * kMmaThreads + i].
     static constexpr int kRawTiles = kRawX ? 2 : 0;
     static constexpr int kRawTileEntries = kOwnChunks * kXPerThread * kMmaThreads;
-    static constexpr int kRawEntries = kRawTiles * kRawTileEntries;
+    static constexpr int kRawEntries = kRawX ? kRawTiles * kRawTileEntries : kRawChunk ? kXPerThread * kMmaThreads : 0;
     static constexpr std::size_t kSharedBytes =
         (static_cast<std::size_t>(kColumns) * kXStride + static_cast<std::size_t>(kStages) * kStageEntries +
          static_cast<std::size_t>(kBStages) * kColumns * kBStride) *
@@ -126,6 +132,7 @@ struct MmaShapeOf {
                   "a prefetched chunk of X must land before the next tile's products read it");
     static_assert(!kRawX || (kCluster == 1 && !kPrefetchX && kStages == kSteps),
                   "a one-block shape whose stages hold the whole matrix");
+    static_assert(!kRawChunk || kPrefetchX, "the raw chunk carries the X prefetch");
     static_assert(kSharedBytes <= 227 * 1024, "fits an H100 block's shared memory");
 };
 
@@ -416,6 +423,37 @@ __device__ __forceinline__ void issue_raw_x(float2* raw, const float2* amps, Ind
             __pipeline_memcpy_async(raw + (c * S::kXPerThread + j) * kMmaThreads + threadIdx.x, from + offsets[j],
                                     sizeof(float2));
         }
+    }
+}
+
+// A float state's prefetched chunk c through shared memory (RawChunk
+// shapes): issue_raw_chunk copies this thread's share of it by cp.async, in
+// the caller's next commit group; widen_raw_chunk stores it into X's layout
+// once that group is complete (as issue_raw_x and widen_raw_x for tiles).
+// Measured on an H100 (float, n = 28, fraction of the floor, low / high /
+// scattered, two runs each, alternating with the chunk through registers):
+// k = 7 0.86 / 0.85 / 0.81 -> 0.89 / 0.87 / 0.81, k = 8 0.91 / 0.89 / 0.89 ->
+// 0.91 / 0.92 / 0.92, k = 6 0.82 / 0.77 / 0.82 -> 0.81 / 0.74 / 0.79, so k = 6
+// keeps the registers (ptxas: the float k = 7 kernels' spills 24 and 32 ->
+// 16 bytes, k = 6 16 -> 0).
+template <class S>
+__device__ __forceinline__ void issue_raw_chunk(float2* raw, const float2* amps, Index base, int c, const XStaging& x,
+                                                const Index* offsets, const Index* chunk_offset) {
+    if (!x.active) return;
+    const float2* from = amps + base + chunk_offset[c] + x.thread_offset;
+#pragma unroll
+    for (int j = 0; j < S::kXPerThread; ++j) {
+        __pipeline_memcpy_async(raw + j * kMmaThreads + threadIdx.x, from + offsets[j], sizeof(float2));
+    }
+}
+
+template <class S>
+__device__ __forceinline__ void widen_raw_chunk(double2* xs, const float2* raw, int c, const XStaging& x,
+                                                const unsigned* cells) {
+    if (!x.active) return;
+#pragma unroll
+    for (int j = 0; j < S::kXPerThread; ++j) {
+        put_x<S>(xs, x.thread_cell | cells[j], c, raw[j * kMmaThreads + threadIdx.x]);
     }
 }
 
