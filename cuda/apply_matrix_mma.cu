@@ -212,11 +212,10 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     const int g = place.g, t = place.t, warp_row0 = place.warp_row0, col0 = place.col0;
     const int columns = 1 << layout.num_free;  // kColumns, fewer only for small states
 
-    const XStaging x = make_x_staging<S, Real>(layout, 0, x_offsets, x_cells, chunk_offset);
     Index col_offset[S::kTileCols][2];
     Index lane_row_offset[2];
-    lane_offsets<S>(layout, warp_row0, col0, g, t, col_offset, lane_row_offset);
-    __syncthreads();  // the staging tables are complete before any thread reads them
+    const XStaging x = set_up_one_block<S, Real>(layout, place, x_offsets, x_cells, chunk_offset, col_offset,
+                                                 lane_row_offset);
 
     // The block's tiles are blockIdx.x + i * gridDim.x. Its steps run through
     // them without a break: the matrix stream, the same chunks for every
@@ -226,13 +225,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     const Index stride = gridDim.x;
     Index tile = blockIdx.x;  // the grid is never larger than num_tiles
     Index base = tile_base(layout, tile);
-    if (columns < S::kColumns) {
-        // A state of one tile, whose staging tables may repeat entries.
-        stage_x_tile<S, Real, true>(xs, amps, base, x, x_offsets, x_cells, chunk_offset);
-        zero_missing_columns<S>(xs, columns);
-    } else {
-        stage_x_tile<S, Real, false>(xs, amps, base, x, x_offsets, x_cells, chunk_offset);
-    }
+    stage_first_x_tile<S, Real>(xs, amps, base, columns, x, x_offsets, x_cells, chunk_offset);
     copy_first_matrix_chunks<S>(ms, images);
 
     MmaAccumulators<S> acc;
@@ -360,11 +353,10 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     const int g = place.g, t = place.t, warp_row0 = place.warp_row0, col0 = place.col0;
     const int columns = 1 << layout.num_free;  // kColumns, fewer only for small states
 
-    const XStaging x = make_x_staging<S, float>(layout, 0, x_offsets, x_cells, chunk_offset);
     Index col_offset[S::kTileCols][2];
     Index lane_row_offset[2];
-    lane_offsets<S>(layout, warp_row0, col0, g, t, col_offset, lane_row_offset);
-    __syncthreads();  // the staging tables are complete before any thread reads them
+    const XStaging x = set_up_one_block<S, float>(layout, place, x_offsets, x_cells, chunk_offset, col_offset,
+                                                  lane_row_offset);
 
     // Prologue: the whole matrix (step q's image in stage q) and the first
     // tile's X in one commit group, then one group for each of the next
@@ -374,13 +366,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     Index tile = blockIdx.x;  // the grid is never larger than num_tiles
 #pragma unroll
     for (int q = 0; q < S::kSteps; ++q) copy_matrix_chunk<S>(ms, images, q, q);
-    if (columns < S::kColumns) {
-        // A state of one tile, whose staging tables may repeat entries.
-        stage_x_tile<S, float, true>(xs, amps, tile_base(layout, tile), x, x_offsets, x_cells, chunk_offset);
-        zero_missing_columns<S>(xs, columns);
-    } else {
-        stage_x_tile<S, float, false>(xs, amps, tile_base(layout, tile), x, x_offsets, x_cells, chunk_offset);
-    }
+    stage_first_x_tile<S, float>(xs, amps, tile_base(layout, tile), columns, x, x_offsets, x_cells, chunk_offset);
     __pipeline_commit();
 #pragma unroll
     for (int i = 1; i <= S::kRawTiles; ++i) {

@@ -736,12 +736,41 @@ struct WarpPlace {
     int col0 = (threadIdx.x / 32 / S::kWarpRows) * S::kTileCols * kDmmaCols;
 };
 
+// The one-block kernels' start: the block's staging tables (complete, behind
+// a barrier, when it returns), this thread's part of the X staging and its
+// accumulators' offsets (lane_offsets).
+template <class S, class Real>
+__device__ __forceinline__ XStaging set_up_one_block(const TileLayout& layout, const WarpPlace<S>& place,
+                                                     Index* x_offsets, unsigned* x_cells, Index* chunk_offset,
+                                                     Index (&col_offset)[S::kTileCols][2],
+                                                     Index (&lane_row_offset)[2]) {
+    const XStaging x = make_x_staging<S, Real>(layout, 0, x_offsets, x_cells, chunk_offset);
+    lane_offsets<S>(layout, place.warp_row0, place.col0, place.g, place.t, col_offset, lane_row_offset);
+    __syncthreads();  // the staging tables are complete before any thread reads them
+    return x;
+}
+
 // Zeros the columns a small state's (only) tile lacks, so the products read
 // defined values.
 template <class S>
 __device__ __forceinline__ void zero_missing_columns(double2* xs, int columns) {
     for (int e = threadIdx.x; e < (S::kColumns - columns) * S::kRows; e += kMmaThreads) {
         xs[(columns + e / S::kRows) * S::kXStride + e % S::kRows] = make_double2(0.0, 0.0);
+    }
+}
+
+// Stages a one-block kernel's first tile (at `base`; `columns` of the
+// tile's kColumns exist) as stage_x_tile does.
+template <class S, class Real>
+__device__ __forceinline__ void stage_first_x_tile(double2* xs, const DeviceComplex<Real>* amps, Index base,
+                                                   int columns, const XStaging& x, const Index* offsets,
+                                                   const unsigned* cells, const Index* chunk_offset) {
+    if (columns < S::kColumns) {
+        // A state of one tile, whose staging tables may repeat entries.
+        stage_x_tile<S, Real, true>(xs, amps, base, x, offsets, cells, chunk_offset);
+        zero_missing_columns<S>(xs, columns);
+    } else {
+        stage_x_tile<S, Real, false>(xs, amps, base, x, offsets, cells, chunk_offset);
     }
 }
 
