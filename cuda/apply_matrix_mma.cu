@@ -405,7 +405,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
                                            xs, col0 + g, q % S::kChunksPerPass * S::kChunk + t);
             if (q % S::kChunksPerPass == S::kChunksPerPass - 1) {
                 store_pass<S, float, kNeighbours>(amps, layout, base, (q / S::kChunksPerPass) * S::kPassRows,
-                                            lane_row_offset, col_offset, acc);
+                                                  lane_row_offset, col_offset, acc);
             }
         }
     }

@@ -172,7 +172,7 @@ __device__ __forceinline__ void copy_first_matrix_chunks(double2* ms, const doub
 
 // The dynamic shared memory of the kernels, in the order kSharedBytes counts
 // it: the X tile, the matrix stages, the cluster form's X stages (none
-// elsewhere), the raw copy of the next tile (RawX shapes only), the staging
+// elsewhere), the raw copies of X (RawX and RawChunk shapes only), the staging
 // tables.
 template <class S>
 struct MmaShared {
@@ -580,11 +580,13 @@ __device__ __forceinline__ void clear_accumulators(MmaAccumulators<S>& acc) {
 // former speed), float k = 7 scattered (qubit 0 is a target) 0.99.
 //
 // pair_stores: a float lane writes both as one 16-byte store, so a warp's
-// store covers 8 runs of 64 bytes. Float states in the one-block kernel from
-// k = 6: float k = 4 and 5 run on the register kernels (the pair stores cost
-// the k = 5 tensor-core kernel 104 bytes of spills), and in the cluster
-// kernels they measured +2 % at k = 9 and -2 to -3 % at k = 10 in every
-// layout, low targets included, which never take them.
+// store covers 8 runs of 64 bytes. Float states in the one-block kernels:
+// from k = 6, and at k = 4, 5 in the raw kernel (without spills there; the
+// first kernel's k = 5 spilled 104 bytes for them), where they took float k =
+// 5 on high targets from 0.69-0.74 to 0.79-0.83 of the floor (three runs
+// each, alternating). In the cluster kernels they measured +2 % at k = 9 and
+// -2 to -3 % at k = 10 in every layout, low targets included, which never
+// take them.
 template <class S, class Real>
 constexpr bool pair_stores() {
     return std::is_same<Real, float>::value && (S::kK >= 6 || S::kRawX) && S::kCluster == 1;
