@@ -404,33 +404,13 @@ __device__ __forceinline__ void stage_x_tile(double2* xs, const DeviceComplex<Re
     }
 }
 
-// A float state's tiles ahead of their turn (RawX shapes, k = 4 and 5). A
-// tile slot of `raw` holds one tile as stored: issue_raw_x copies the tile
-// at `base` into it by cp.async, in the caller's next commit group;
-// widen_raw_x stores this thread's share of it into X's layout once that
-// group is complete (a thread reads only the elements it copied itself, so
-// no barrier lies between them; the stores are visible after the caller's
-// next barrier).
-template <class S>
-__device__ __forceinline__ void issue_raw_x(float2* raw, const float2* amps, Index base, const XStaging& x,
-                                            const Index* offsets, const Index* chunk_offset) {
-    if (!x.active) return;
-#pragma unroll
-    for (int c = 0; c < S::kOwnChunks; ++c) {
-        const float2* from = amps + base + chunk_offset[c] + x.thread_offset;
-#pragma unroll
-        for (int j = 0; j < S::kXPerThread; ++j) {
-            __pipeline_memcpy_async(raw + (c * S::kXPerThread + j) * kMmaThreads + threadIdx.x, from + offsets[j],
-                                    sizeof(float2));
-        }
-    }
-}
-
-// A float state's prefetched chunk c through shared memory (RawChunk
-// shapes): issue_raw_chunk copies this thread's share of it by cp.async, in
-// the caller's next commit group; widen_raw_chunk stores it into X's layout
-// once that group is complete (as issue_raw_x and widen_raw_x for tiles).
-// Measured on an H100 (float, n = 28, fraction of the floor, low / high /
+// A float state's chunk c of X through shared memory, as stored:
+// issue_raw_chunk copies this thread's share of it (from the tile at `base`)
+// by cp.async into `raw`, in the caller's next commit group; widen_raw_chunk
+// stores it into X's layout once that group is complete (a thread reads only
+// the elements it copied itself, so no barrier lies between them; the stores
+// are visible after the caller's next barrier). RawChunk shapes prefetch
+// their chunks this way. Measured on an H100 (float, n = 28, fraction of the floor, low / high /
 // scattered, two runs each, alternating with the chunk through registers):
 // k = 7 0.86 / 0.85 / 0.81 -> 0.89 / 0.87 / 0.81, k = 8 0.91 / 0.89 / 0.89 ->
 // 0.91 / 0.92 / 0.92, k = 6 0.82 / 0.77 / 0.82 -> 0.81 / 0.74 / 0.79, so k = 6
@@ -457,16 +437,22 @@ __device__ __forceinline__ void widen_raw_chunk(double2* xs, const float2* raw, 
     }
 }
 
+// The same for a whole tile (RawX shapes, k = 4 and 5, whose tiles are
+// copied ahead of their turn): a tile slot of `raw` holds the tile's chunks
+// one after another.
 template <class S>
-__device__ __forceinline__ void widen_raw_x(double2* xs, const float2* raw, const XStaging& x, const unsigned* cells) {
-    if (!x.active) return;
+__device__ __forceinline__ void issue_raw_x(float2* raw, const float2* amps, Index base, const XStaging& x,
+                                            const Index* offsets, const Index* chunk_offset) {
 #pragma unroll
     for (int c = 0; c < S::kOwnChunks; ++c) {
-#pragma unroll
-        for (int j = 0; j < S::kXPerThread; ++j) {
-            put_x<S>(xs, x.thread_cell | cells[j], c, raw[(c * S::kXPerThread + j) * kMmaThreads + threadIdx.x]);
-        }
+        issue_raw_chunk<S>(raw + c * S::kXPerThread * kMmaThreads, amps, base, c, x, offsets, chunk_offset);
     }
+}
+
+template <class S>
+__device__ __forceinline__ void widen_raw_x(double2* xs, const float2* raw, const XStaging& x, const unsigned* cells) {
+#pragma unroll
+    for (int c = 0; c < S::kOwnChunks; ++c) widen_raw_chunk<S>(xs, raw + c * S::kXPerThread * kMmaThreads, c, x, cells);
 }
 
 // Stages all the block's own chunks of the tile at `base` through
