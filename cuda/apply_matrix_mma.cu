@@ -436,7 +436,8 @@ void launch_mma_kernel(std::complex<Real>* amps, const TileLayout& layout, const
 
 template <class S, class Real>
 void launch_mma_blocks(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix) {
-    const TileLayout layout = make_tile_layout(gate, S::kColumnBits);
+    TileLayout layout = make_tile_layout(gate, S::kColumnBits);
+    if constexpr (std::is_same<Real, double>::value) move_low_free_qubits_to_lane_columns(layout);
     if constexpr (neighbour_stores<S, Real>()) {
         if (layout.free_stride[0] == 1) {  // 0 where there are no free qubits
             return launch_mma_kernel<S, Real, true>(amps, layout, matrix);

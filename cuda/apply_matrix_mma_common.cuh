@@ -136,6 +136,36 @@ struct MmaShapeOf {
     static_assert(kSharedBytes <= 227 * 1024, "fits an H100 block's shared memory");
 };
 
+// Moves the two lowest free qubits of a tile to column bits 1 and 2 and the
+// third to column bit 0 (make_tile_layout puts them on bits 0, 1, 2), for
+// double states. A lane's accumulators hold columns 2t + h (MmaAccumulators),
+// so one store instruction of a warp writes columns 2t + h, t = 0..3, of 8
+// rows: with the lowest free qubits on column bits 1 and 2 those are 4
+// neighbouring amplitudes of each row wherever qubits 0 and 1 are free (high
+// targets), 64 bytes, two whole sectors, where the ascending order wrote
+// every other amplitude and half of each sector it touched. Nothing else
+// depends on the order: the staging tables, the columns' offsets and the
+// staged cells all follow local_role and free_stride. Measured on an H100
+// (double, n = 30, fraction of the floor, two runs each, alternating with
+// the ascending order and, at k = 8, its lanes trading amplitudes by shuffles
+// to fill sectors, which this replaced): high targets k = 5 1.01 -> 1.10, k =
+// 6 0.81 -> 0.87, k = 7 0.69 -> 0.73, k = 8 0.81 -> 0.82, k = 9 0.78 -> 0.79,
+// k = 10 0.76 -> 0.77; scattered k = 6 0.81 -> 0.87, k = 7 0.65 -> 0.68, k =
+// 9 0.75 -> 0.79, k = 10 0.75 -> 0.76, k = 5 1.15 -> 1.13; low targets level.
+// Float states keep the ascending order: their staging puts free bit 0 among
+// a warp's lanes (chunk_local_bits), which would then no longer be qubit 0
+// and would split the warp's loads, and pair_stores fill their sectors.
+inline void move_low_free_qubits_to_lane_columns(TileLayout& layout) {
+    if (layout.num_free < 3) return;
+    constexpr int kColumnBit[3] = {1, 2, 0};  // of free bits 0, 1, 2
+    const Index stride[3] = {layout.free_stride[0], layout.free_stride[1], layout.free_stride[2]};
+    for (int f = 0; f < 3; ++f) layout.free_stride[kColumnBit[f]] = stride[f];
+    for (int p = 0; p < layout.tile_bits; ++p) {
+        const int role = layout.local_role[p];
+        if (role < 0 && -1 - role < 3) layout.local_role[p] = -1 - kColumnBit[-1 - role];
+    }
+}
+
 // Issues the copy of step q's matrix stage image (make_matrix_images) into
 // stage `stage`: the kChunkEntries units that hold data, 2 kChunk contiguous
 // units a row pair, neighbouring threads on neighbouring units (the padding
@@ -555,18 +585,17 @@ __device__ __forceinline__ void clear_accumulators(MmaAccumulators<S>& acc) {
             for (int i = 0; i < 4; ++i) acc[j][p][i] = 0.0;
 }
 
-// Ways store_pass writes the two columns a lane holds in a row, 2t and 2t +
-// 1, where they are neighbouring amplitudes (qubit 0 free; see store_pass).
+// pair_stores: where a lane's two columns in a row, 2t and 2t + 1, are
+// neighbouring amplitudes (qubit 0 free; see store_pass), a float lane writes
+// both as one 16-byte store, so a warp's store covers 8 runs of 64 bytes.
 // Measured on an H100 (n = 28, fraction of the floor, two runs each,
 // alternating with the kernels before them and before the bank order of
-// chunk_local_bits, which the float figures include): float k = 6 high and
+// chunk_local_bits, which the figures include): float k = 6 high and
 // scattered 0.65-0.66 -> 0.79-0.81, k = 7 high 0.80 -> 0.86-0.87, k = 8 high
-// and scattered 0.82-0.83 -> 0.88; double k = 8 high 0.79-0.80 -> 0.83-0.84,
-// scattered 0.74-0.75 -> 0.77-0.78; low targets level (0.99 to 1.02 of the
-// former speed), float k = 7 scattered (qubit 0 is a target) 0.99.
-//
-// pair_stores: a float lane writes both as one 16-byte store, so a warp's
-// store covers 8 runs of 64 bytes. Float states in the one-block kernels:
+// and scattered 0.82-0.83 -> 0.88; low targets level (0.99 to 1.02 of the
+// former speed), k = 7 scattered (qubit 0 is a target) 0.99. Double states
+// fill whole sectors by their column order instead
+// (move_low_free_qubits_to_lane_columns). Float states in the one-block kernels:
 // from k = 6, and at k = 4, 5 in the raw kernel (without spills there; the
 // first kernel's k = 5 spilled 104 bytes for them), where they took float k =
 // 5 on high targets from 0.69-0.74 to 0.79-0.83 of the floor (three runs
@@ -578,24 +607,13 @@ constexpr bool pair_stores() {
     return std::is_same<Real, float>::value && (S::kK >= 6 || S::kRawX) && S::kCluster == 1;
 }
 
-// sector_exchange: lanes t and t ^ 1 trade one amplitude each, so that each
-// 16-byte store of a double state's warp writes whole 32-byte sectors (the two
-// lanes write both amplitudes of one) instead of half of twice as many. Only
-// where registers allow: with two blocks per multiprocessor (k = 4..7) ptxas
-// spilled 56 to 92 bytes for it (and for any form that holds both columns'
-// amplitudes at once).
-template <class S, class Real>
-constexpr bool sector_exchange() {
-    return std::is_same<Real, double>::value && S::kCluster == 1 && S::kMinBlocks == 1;
-}
-
-// Whether the one-block kernel has a second form for gates whose qubit 0 is
-// free, the only one with pair_stores or sector_exchange code: in one kernel
-// with a run-time test, the untaken branches cost float k = 8 on low targets
-// 3 to 6 % (k = 7 scattered 2 to 3 %).
+// Whether the one-block kernels have a second form for gates whose qubit 0
+// is free, the only one with pair_stores code: in one kernel with a run-time
+// test, the untaken branches cost float k = 8 on low targets 3 to 6 % (k = 7
+// scattered 2 to 3 %).
 template <class S, class Real>
 constexpr bool neighbour_stores() {
-    return pair_stores<S, Real>() || sector_exchange<S, Real>();
+    return pair_stores<S, Real>();
 }
 
 // Y at accumulator element i of column tile j (MmaAccumulators).
@@ -630,41 +648,18 @@ __device__ __forceinline__ void store_amplitude(float2* at, double2 y) {
 // qubit 0; the offset of column 2t is then even, and so are the targets' and
 // the tile base's). On high targets a warp's store then covers 8 rows x 4
 // lanes, and one amplitude per lane fills half of each sector it touches:
-// pair_stores and sector_exchange fill whole ones. kNeighbours: the launcher
-// runs this form only where qubit 0 is free (neighbour_stores).
+// pair_stores fill whole ones. kNeighbours: the launcher runs this form only
+// where qubit 0 is free (neighbour_stores).
 template <class S, class Real, bool kNeighbours>
 __device__ __forceinline__ void store_pass(DeviceComplex<Real>* amps, const TileLayout& layout, Index base,
                                            unsigned pass_row, const Index (&lane_row_offset)[2],
                                            const Index (&col_offset)[S::kTileCols][2], MmaAccumulators<S>& acc) {
     const Index pass_offset = base + target_offset<S>(layout, pass_row);
-    // At least 8 columns: whole 8-column tiles, so that every lane of a warp
-    // takes the same branch and the shuffles see all 32.
-    const bool exchange = layout.num_free >= 3;
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
         const Index row_offset = pass_offset + lane_row_offset[half];
 #pragma unroll
         for (int j = 0; j < S::kTileCols; ++j) {
-            if constexpr (kNeighbours && sector_exchange<S, Real>()) {
-                if (exchange && col_offset[j][0] != Index(-1)) {
-                    // Lanes 2m and 2m + 1 hold columns 4c + {0, 1} and 4c +
-                    // {2, 3} (their offsets differ by free_stride[1]): the
-                    // even lane writes 4c and 4c + 2, the odd one 4c + 1 and
-                    // 4c + 3. Selected, not branched on: the two lanes of a
-                    // sector must write it in the same store instruction.
-                    const double2 y0 = take_amplitude<S>(acc, j, 2 * half);
-                    const double2 y1 = take_amplitude<S>(acc, j, 2 * half + 1);
-                    const bool odd = threadIdx.x & 1;
-                    const double2 give = odd ? y0 : y1;
-                    const double2 got =
-                        make_double2(__shfl_xor_sync(0xffffffffu, give.x, 1), __shfl_xor_sync(0xffffffffu, give.y, 1));
-                    const Index stride1 = layout.free_stride[1];
-                    DeviceComplex<Real>* const at = amps + row_offset + col_offset[j][0];
-                    store_amplitude(odd ? at - stride1 + 1 : at, odd ? got : y0);
-                    store_amplitude(odd ? at + 1 : at + stride1, odd ? y1 : got);
-                    continue;
-                }
-            }
             if constexpr (kNeighbours && pair_stores<S, Real>()) {
                 if (col_offset[j][1] != Index(-1)) {
                     const double2 y0 = take_amplitude<S>(acc, j, 2 * half);
