@@ -127,7 +127,9 @@ struct TileLayout {
 };
 
 // The tile with the `free_bits` lowest free qubits as local bits (fewer when the
-// state has fewer free qubits).
+// state has fewer free qubits), free bit i the i-th lowest. The tensor-core
+// kernels reorder a double state's lowest three (mma_tile_layout in
+// apply_matrix_mma_common.cuh).
 TileLayout make_tile_layout(const GateQubits& gate, int free_bits);
 
 // The paths. Inputs are checked; `amps` is a device pointer.

@@ -198,7 +198,7 @@ using MmaShape = MmaShapeOf<K, K <= 4 ? 1 : K <= 6 ? 2 : K == 7 ? 4 : 8, K == 8 
 // freed) 26 / 10 / 9 % slower, with one block per multiprocessor and no cap
 // 20 / 16 / 16 % slower.
 
-// kNeighbours: qubit 0 is free (neighbour_stores in apply_matrix_mma_common.cuh).
+// kNeighbours: qubit 0 is free (pair_stores in apply_matrix_mma_common.cuh).
 template <class S, class Real, bool kNeighbours>
 __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     apply_matrix_mma_kernel(DeviceComplex<Real>* amps, const double2* __restrict__ images,
@@ -436,9 +436,8 @@ void launch_mma_kernel(std::complex<Real>* amps, const TileLayout& layout, const
 
 template <class S, class Real>
 void launch_mma_blocks(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix) {
-    TileLayout layout = make_tile_layout(gate, S::kColumnBits);
-    if constexpr (std::is_same<Real, double>::value) move_low_free_qubits_to_lane_columns(layout);
-    if constexpr (neighbour_stores<S, Real>()) {
+    const TileLayout layout = mma_tile_layout<Real>(gate, S::kColumnBits);
+    if constexpr (pair_stores<S, Real>()) {
         if (layout.free_stride[0] == 1) {  // 0 where there are no free qubits
             return launch_mma_kernel<S, Real, true>(amps, layout, matrix);
         }

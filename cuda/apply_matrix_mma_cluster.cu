@@ -190,8 +190,7 @@ int resident_mma_clusters() {
 template <class S, class Real>
 void launch_mma_clusters(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix,
                          int resident_clusters) {
-    TileLayout layout = make_tile_layout(gate, S::kColumnBits);
-    if constexpr (std::is_same<Real, double>::value) move_low_free_qubits_to_lane_columns(layout);
+    const TileLayout layout = mma_tile_layout<Real>(gate, S::kColumnBits);
     cudaLaunchAttribute attribute;
     const cudaLaunchConfig_t config =
         cluster_launch_config<S>(attribute, std::min<Index>(layout.num_tiles, resident_clusters));

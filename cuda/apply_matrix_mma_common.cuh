@@ -166,6 +166,16 @@ inline void move_low_free_qubits_to_lane_columns(TileLayout& layout) {
     }
 }
 
+// The tile layout of the tensor-core kernels (one-block and cluster) for a
+// state of Real: make_tile_layout's, with a double state's columns reordered
+// as above.
+template <class Real>
+TileLayout mma_tile_layout(const GateQubits& gate, int column_bits) {
+    TileLayout layout = make_tile_layout(gate, column_bits);
+    if constexpr (std::is_same<Real, double>::value) move_low_free_qubits_to_lane_columns(layout);
+    return layout;
+}
+
 // Issues the copy of step q's matrix stage image (make_matrix_images) into
 // stage `stage`: the kChunkEntries units that hold data, 2 kChunk contiguous
 // units a row pair, neighbouring threads on neighbouring units (the padding
@@ -601,19 +611,13 @@ __device__ __forceinline__ void clear_accumulators(MmaAccumulators<S>& acc) {
 // 5 on high targets from 0.69-0.74 to 0.79-0.83 of the floor (three runs
 // each, alternating). In the cluster kernels they measured +2 % at k = 9 and
 // -2 to -3 % at k = 10 in every layout, low targets included, which never
-// take them.
+// take them. Where they apply, the one-block kernels have a second form for
+// gates whose qubit 0 is free, the only one with their code: in one kernel
+// with a run-time test, the untaken branches cost float k = 8 on low targets
+// 3 to 6 % (k = 7 scattered 2 to 3 %).
 template <class S, class Real>
 constexpr bool pair_stores() {
     return std::is_same<Real, float>::value && (S::kK >= 6 || S::kRawX) && S::kCluster == 1;
-}
-
-// Whether the one-block kernels have a second form for gates whose qubit 0
-// is free, the only one with pair_stores code: in one kernel with a run-time
-// test, the untaken branches cost float k = 8 on low targets 3 to 6 % (k = 7
-// scattered 2 to 3 %).
-template <class S, class Real>
-constexpr bool neighbour_stores() {
-    return pair_stores<S, Real>();
 }
 
 // Y at accumulator element i of column tile j (MmaAccumulators).
@@ -649,7 +653,7 @@ __device__ __forceinline__ void store_amplitude(float2* at, double2 y) {
 // the tile base's). On high targets a warp's store then covers 8 rows x 4
 // lanes, and one amplitude per lane fills half of each sector it touches:
 // pair_stores fill whole ones. kNeighbours: the launcher runs this form only
-// where qubit 0 is free (neighbour_stores).
+// where qubit 0 is free (pair_stores).
 template <class S, class Real, bool kNeighbours>
 __device__ __forceinline__ void store_pass(DeviceComplex<Real>* amps, const TileLayout& layout, Index base,
                                            unsigned pass_row, const Index (&lane_row_offset)[2],
