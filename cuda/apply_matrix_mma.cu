@@ -159,7 +159,8 @@ constexpr bool raw_chunk() {
 //   4    16 x 16     128       16        16     2      49 KiB     2        1/64
 //   5    16 x 16      64       32        16     2      54 KiB     2        1/32
 //   6    16 x 16      64       32        16     2      86 KiB     2        1/32
-//   7    16 x 16      32       64        16     2     102 KiB     2        1/16
+//   7    16 x 16      32       64        16     2     102 KiB     2        1/16   (float)
+//   7    16 x 32      64       64        16     3     186 KiB     1        1/32   (double)
 //   8    16 x 32      32      128        16     2     202 KiB     1        1/16
 //   9    16 x 16      16      128        16     2     201 KiB     1        1/8
 //  10    16 x  8       8      128        16     2     201 KiB     1        1/4
@@ -177,18 +178,43 @@ constexpr bool raw_chunk() {
 // chunks 38.0 / 28.5 against 37.6 / 31.0; k = 7 with 32-deep chunks (one
 // block) 40.8 / 34.4 against 43.7 / 39.4, with three stages 36 / 33, with
 // 16 columns 37 / 35.
+// Double k = 7 no longer runs that shape. With 16 x 16 warp tiles a warp
+// reads 4 KiB of fragments from shared memory per 6 DMMAs and each stage
+// serves 32 columns: shared memory and L2 both ran close to the DMMA time.
+// 16 x 32 warp tiles read 6 KiB per 12 DMMAs, and 64 columns halve the
+// matrix's L2 bytes per flop, for the cost of the second block per
+// multiprocessor. Measured on an H100 (double, n = 30, fraction of the floor,
+// low / high / scattered, three runs each, alternating): 16 x 16 tiles, two
+// blocks 0.75-0.76 / 0.72-0.73 / 0.68-0.69; 16 x 32 tiles and 64 columns on
+// one block with three stages 0.79-0.80 / 0.76-0.77 / 0.70-0.72, with two
+// 0.78 / 0.75 / 0.69-0.70, with four 0.79 / 0.76-0.77 / 0.65-0.66, with two
+// 32-deep stages 0.78 / 0.70 / 0.66-0.67; 16 x 32 tiles and 32 columns (k =
+// 8's shape, one pass) 0.72-0.73 / 0.71-0.72 / 0.63-0.64. Float k = 7 keeps
+// its shape: the 64-column one measured 0.81-0.84 / 0.88 / 0.77 against
+// 0.79 / 0.87-0.88 / 0.84, and its raw chunk needs two stages (MmaShapeOf).
 template <int K, class Real>
-using MmaShape = MmaShapeOf<K, K <= 4 ? 1 : K <= 6 ? 2 : K == 7 ? 4 : 8, K == 8 ? 4 : K == 10 ? 1 : 2, kDmmaDepth,
-                            raw_x<K, Real>() ? (1 << K) / kDmmaDepth : 2, K <= 7 ? 2 : 1, (K >= 6), 1,
-                            raw_x<K, Real>(), raw_chunk<K, Real>()>;
-// ptxas -v (CUDA 13, sm_90): 120 to 128 registers at k = 4..7 (the cap two
-// blocks per multiprocessor impose; k = 7 spills 8 bytes in double, 16 in
-// float, float k = 6 16), 230 to 242
-// at k = 8, 168 to 182 at k = 9 and 124 to 130 at k = 10 (the clusters' k =
-// 9, 10: 252 to 255), no other spills; the raw kernel (float k = 4, 5) 128,
-// without spills.
-// Measured in the Gauss form (double, n = 30, low / high targets, against
-// these shapes in the same run): k = 7 with one block per multiprocessor and no cap (no spills) 34 %
+struct OneBlockShape {
+    // Double k = 7 takes 64 columns, 16 x 32 warp tiles and three stages on
+    // one block per multiprocessor (measured below the table).
+    static constexpr bool kWideDouble7 = K == 7 && std::is_same<Real, double>::value;
+    static constexpr int kWarpRows = K <= 4 ? 1 : K <= 6 ? 2 : K == 7 ? 4 : 8;
+    static constexpr int kTileCols = K == 8 || kWideDouble7 ? 4 : K == 10 ? 1 : 2;
+    static constexpr int kStages = raw_x<K, Real>() ? (1 << K) / kDmmaDepth : kWideDouble7 ? 3 : 2;
+    static constexpr int kMinBlocks = K <= 7 && !kWideDouble7 ? 2 : 1;
+    using type = MmaShapeOf<K, kWarpRows, kTileCols, kDmmaDepth, kStages, kMinBlocks, (K >= 6), 1, raw_x<K, Real>(),
+                            raw_chunk<K, Real>()>;
+};
+template <int K, class Real>
+using MmaShape = typename OneBlockShape<K, Real>::type;
+// ptxas -v (CUDA 13, sm_90): 120 to 128 registers at k = 4..6 and float k =
+// 7 (the cap two blocks per multiprocessor impose; float k = 7 spills 16
+// bytes, float k = 6 16), 220 at double k = 7, 230 to 242 at k = 8, 168 to
+// 182 at k = 9 and 124 to 130 at k = 10 (the clusters' k = 9, 10: 252 to
+// 255), no other spills; the raw kernel (float k = 4, 5) 128, without
+// spills.
+// Measured when the Gauss form came in (double, n = 30, low / high targets,
+// against the shapes of that time in the same run; double k = 7's present
+// shape is measured above the ptxas note): k = 7 with one block per multiprocessor and no cap (no spills) 34 %
 // slower, with 64-column tiles 16 to 30 %, with 32-deep chunks 11 to 16 %;
 // with 16 x 16 warp tiles, k = 8 with 16-deep chunks was 7 to 10 % slower
 // than with 32-deep ones, and k = 9 on this kernel 2 % slower than a

@@ -132,7 +132,11 @@ struct MmaShapeOf {
                   "a prefetched chunk of X must land before the next tile's products read it");
     static_assert(!kRawX || (kCluster == 1 && !kPrefetchX && kStages == kSteps),
                   "a one-block shape whose stages hold the whole matrix");
-    static_assert(!kRawChunk || kPrefetchX, "the raw chunk carries the X prefetch");
+    // The raw chunk copied at step q is widened at step q + 1, after that
+    // step's __pipeline_wait_prior(kStages - 2), which completes step q's
+    // group only with two stages (with three, float k = 7 gave wrong
+    // amplitudes on an H100).
+    static_assert(!kRawChunk || (kPrefetchX && kStages == 2), "the raw chunk carries the X prefetch, two stages");
     static_assert(kSharedBytes <= 227 * 1024, "fits an H100 block's shared memory");
 };
 
