@@ -450,12 +450,13 @@ constexpr auto mma_kernel() {
 }
 
 template <class S, class Real, bool kNeighbours>
-void launch_mma_kernel(std::complex<Real>* amps, const TileLayout& layout, const Matrix& matrix) {
+void launch_mma_kernel(std::complex<Real>* amps, const GateQubits& gate, const TileLayout& layout,
+                       const Matrix& matrix) {
     const auto kernel = mma_kernel<S, Real, kNeighbours>();
     allow_shared_memory(kernel, S::kSharedBytes,
                         ("the tensor-core kernel for " + std::to_string(S::kK) + " targets").c_str());
     const unsigned blocks = resident_grid(kernel, kMmaThreads, S::kSharedBytes, layout.num_tiles);
-    const DeviceArray<double2> images = matrix_images<S>(matrix);
+    const DeviceArray<double2> images = matrix_images<S>(gate, matrix);
     kernel<<<blocks, kMmaThreads, S::kSharedBytes>>>(as_device(amps), images.data(), layout);
     QMARG_CHECK_LAUNCH(mma_kernel);
 }
@@ -465,10 +466,10 @@ void launch_mma_blocks(std::complex<Real>* amps, const GateQubits& gate, const M
     const TileLayout layout = mma_tile_layout<Real>(gate, S::kColumnBits);
     if constexpr (pair_stores<S, Real>()) {
         if (layout.free_stride[0] == 1) {  // 0 where there are no free qubits
-            return launch_mma_kernel<S, Real, true>(amps, layout, matrix);
+            return launch_mma_kernel<S, Real, true>(amps, gate, layout, matrix);
         }
     }
-    launch_mma_kernel<S, Real, false>(amps, layout, matrix);
+    launch_mma_kernel<S, Real, false>(amps, gate, layout, matrix);
 }
 
 // k = 9 and 10 run on clusters wherever the GPU can hold one; everything

@@ -194,7 +194,7 @@ void launch_mma_clusters(std::complex<Real>* amps, const GateQubits& gate, const
     cudaLaunchAttribute attribute;
     const cudaLaunchConfig_t config =
         cluster_launch_config<S>(attribute, std::min<Index>(layout.num_tiles, resident_clusters));
-    const DeviceArray<double2> images = matrix_images<S>(matrix);
+    const DeviceArray<double2> images = matrix_images<S>(gate, matrix);
     QMARG_CUDA_CHECK(cudaLaunchKernelEx(&config, apply_matrix_mma_cluster_kernel<S, Real>, as_device(amps),
                                         static_cast<const double2*>(images.data()), layout));
     QMARG_CHECK_LAUNCH(apply_matrix_mma_cluster_kernel);
