@@ -1,6 +1,7 @@
 // Dense gates (apply_matrix with a random dense unitary on k = 1..10 targets)
-// on a 30-qubit double and a 28-qubit float GPU state, targets low, high and
-// scattered, against a floor measured in the same process:
+// on a 30-qubit double and a 28-qubit float GPU state, targets low, high,
+// scattered (a random subset in random order) and descending (the low ones,
+// highest first), against a floor measured in the same process:
 //
 //   floor = max(copy roofline of the state (read + write once),
 //               8 * 2^k flops per amplitude at the rate cuBLAS reaches on a
@@ -179,9 +180,17 @@ Matrix dense_unitary(int k, std::mt19937_64& rng) {
     return out;
 }
 
-enum class Layout { Low, High, Scattered };
+// Descending: the k lowest qubits, highest first (k - 1, ..., 0), so that
+// the matrix's bit order is the reverse of the state's on cuBLAS's home ground.
+enum class Layout { Low, High, Scattered, Descending };
 const char* to_string(Layout layout) {
-    return layout == Layout::Low ? "low" : layout == Layout::High ? "high" : "scattered";
+    switch (layout) {
+        case Layout::Low: return "low";
+        case Layout::High: return "high";
+        case Layout::Scattered: return "scattered";
+        case Layout::Descending: return "descending";
+    }
+    return "?";
 }
 
 Qubits targets_for(Layout layout, int n, int k) {
@@ -190,6 +199,8 @@ Qubits targets_for(Layout layout, int n, int k) {
         for (int j = 0; j < k; ++j) targets.push_back(j);
     } else if (layout == Layout::High) {
         for (int j = 0; j < k; ++j) targets.push_back(n - k + j);
+    } else if (layout == Layout::Descending) {
+        for (int j = 0; j < k; ++j) targets.push_back(k - 1 - j);
     } else {  // a fixed pseudo-random subset in random order, the same in every run
         std::mt19937_64 rng(1000 + k);
         Qubits all(n);
@@ -420,7 +431,7 @@ template <class Real>
 void register_cases(int n) {
     if (n <= 0) return;
     const char* precision = sizeof(Real) == 8 ? "double" : "float";
-    for (Layout layout : {Layout::Low, Layout::High, Layout::Scattered}) {
+    for (Layout layout : {Layout::Low, Layout::High, Layout::Scattered, Layout::Descending}) {
         for (int k = 1; k <= 10; ++k) {
             const std::string name = std::string("apply_matrix/") + precision + "/n" + std::to_string(n) + "/" +
                                      to_string(layout) + "/k" + std::to_string(k);
