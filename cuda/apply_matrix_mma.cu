@@ -81,8 +81,9 @@
 // accumulator trios (Mr Xr, Mi Xi, (Mr + Mi)(Xr + Xi): 4 doubles each) and
 // reuses each of its three A fragments kTileCols times.
 //
-// From k = 8 the warp tile is 16 x 32 (kTileCols = 4, the 8 warps stacked
-// along 128 rows of a pass): per 8-deep slice of a chunk a warp loads 4
+// From k = 8, and at k = 7 in double, the warp tile is 16 x 32 (kTileCols =
+// 4; from k = 8 the 8 warps are stacked along 128 rows of a pass, at double
+// k = 7 4 warps along 64 rows by 2 across 64 columns): per 8-deep slice of a chunk a warp loads 4
 // 16-byte units of A fragments and 8 of B fragments for 12 DMMAs, against 4 +
 // 4 for 6 with 16 x 16 tiles, so the shared-memory fragment loads per DMMA
 // drop from about 680 to 512 bytes a warp. With the matrix stream's and X's
@@ -98,7 +99,9 @@
 // / 41.9; float k = 8 48.6 / 44.6 / 44.7 -> 50.1 / 46.3 / 46.4, k = 9 41.7 /
 // 40.0 / 39.3 -> 47.3 / 45.4 / 44.3, k = 10 37.0 / 36.9 / 35.9 -> 45.0 / 44.2
 // / 43.5. At k = 7 the 16 x 32 tile needs one block per multiprocessor, and
-// lost 3 to 9 % to two blocks of 16 x 16 tiles. More matrix stages measured
+// with 32 columns it lost 3 to 9 % to two blocks of 16 x 16 tiles; with 64
+// columns and three stages double k = 7 gains (below the shapes' table).
+// More matrix stages measured
 // level (k = 8 with 16-deep chunks, three or four stages; k = 10 with three or
 // four), so the matrix stream's latency is not what bounds these kernels;
 // shapes that spill (k = 8 on clusters of two, k = 9 on clusters of four with
@@ -180,11 +183,13 @@ constexpr bool raw_chunk() {
 // 16 columns 37 / 35.
 // Double k = 7 no longer runs that shape. With 16 x 16 warp tiles a warp
 // reads 4 KiB of fragments from shared memory per 6 DMMAs and each stage
-// serves 32 columns: shared memory and L2 both ran close to the DMMA time.
-// 16 x 32 warp tiles read 6 KiB per 12 DMMAs, and 64 columns halve the
-// matrix's L2 bytes per flop, for the cost of the second block per
-// multiprocessor. Measured on an H100 (double, n = 30, fraction of the floor,
-// low / high / scattered, three runs each, alternating): 16 x 16 tiles, two
+// serves 32 columns: at the DMMA peak, by that arithmetic, shared memory
+// would be busy about as long as the DMMAs and the matrix stream would ask
+// L2 for about 5 TB/s. 16 x 32 warp tiles read 6 KiB per 12 DMMAs, and 64
+// columns halve the matrix's L2 bytes per flop, for the cost of the second
+// block per multiprocessor. Measured on an H100 (double, n = 30, fraction of
+// the floor, low / high / scattered (random order, before ascending_targets),
+// two or three runs each, alternating): 16 x 16 tiles, two
 // blocks 0.75-0.76 / 0.72-0.73 / 0.68-0.69; 16 x 32 tiles and 64 columns on
 // one block with three stages 0.79-0.80 / 0.76-0.77 / 0.70-0.72, with two
 // 0.78 / 0.75 / 0.69-0.70, with four 0.79 / 0.76-0.77 / 0.65-0.66, with two

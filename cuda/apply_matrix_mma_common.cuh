@@ -843,11 +843,12 @@ __global__ void make_matrix_images_kernel(const double2* __restrict__ matrix, do
 }
 
 // The gate's matrix on the device, as make_matrix_images_kernel lays it out
-// for shape S, its targets in ascending order (mma_tile_layout). Matrix is row-major std::complex<double>: the same bytes as
-// double2. The copy and the layout are queued on the stream, and both arrays
-// go back to the stream-ordered pool as they leave scope (the row-major copy
-// here, the images after the gate's kernel): no synchronisation, so
-// consecutive gates queue up without a host round trip.
+// for shape S, its targets in ascending order (mma_tile_layout). Matrix is
+// row-major std::complex<double>: the same bytes as double2. The copy and the
+// layout are queued on the stream, and both arrays go back to the
+// stream-ordered pool as they leave scope (the row-major copy here, the
+// images after the gate's kernel): no synchronisation, so consecutive gates
+// queue up without a host round trip.
 template <class S>
 DeviceArray<double2> matrix_images(const GateQubits& gate, const Matrix& matrix) {
     const std::size_t entries = static_cast<std::size_t>(matrix.dim()) * matrix.dim();
