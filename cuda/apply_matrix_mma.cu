@@ -329,9 +329,8 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
             __pipeline_commit();  // possibly empty: keeps one group per step for the count above
 
             const int kc = (q % S::kChunksPerPass) * S::kChunk;
-            multiply_chunk<S, S::kXStride>(acc,
-                                           ms + stage_read * S::kStageEntries + (warp_row0 / 2 + g) * S::kPairStride + t, xs,
-                                           col0 + g, kc + t);
+            const double2* const mt = ms + stage_read * S::kStageEntries + (warp_row0 / 2 + g) * S::kPairStride + t;
+            multiply_chunk<S, S::kXStride, dmma_by_product<S, Real>()>(acc, mt, xs, col0 + g, kc + t);
             stage_read = stage_read == S::kStages - 1 ? 0 : stage_read + 1;
 
             if (q % S::kChunksPerPass == S::kChunksPerPass - 1) {

@@ -575,6 +575,40 @@ __device__ __forceinline__ void load_x_tile(double2* xs, const DeviceComplex<Rea
 template <class S>
 using MmaAccumulators = double[S::kTileCols][3][4];
 
+// Product p (0: Re M Re X, 1: Im M Im X, 2: the sums') of one column tile's
+// Gauss trio (MmaAccumulators), B from the tile's two loaded units.
+__device__ __forceinline__ void gauss_product(double (&acc)[3][4], int p, const double (&a_re)[4],
+                                              const double (&a_im)[4], const double (&a_sum)[4], double2 re,
+                                              double2 im) {
+    if (p == 0) {
+        const double b[2] = {re.x, re.y};
+        dmma_16x8x8(acc[0], a_re, b);
+    } else if (p == 1) {
+        const double b[2] = {im.x, im.y};
+        dmma_16x8x8(acc[1], a_im, b);
+    } else {
+        const double b[2] = {re.x + im.x, re.y + im.y};
+        dmma_16x8x8(acc[2], a_sum, b);
+    }
+}
+
+// The order multiply_chunk issues a step's DMMAs in: by product (every
+// column tile's Re M Re X, then every Im M Im X, then the sums', whose DADDs
+// then have the other products' time to complete) for float k = 6, by
+// column tile (its three products in turn) elsewhere. Measured on an H100 (n
+// = 30 double, 28 float, time by product over time by column tile,
+// alternating): float k = 6 0.96 / 1.00 / 0.99 / 0.97 (low / high /
+// scattered / descending, three runs each; 0.95 / 0.98 / 0.99 in two runs
+// of another command), double k = 6 1.00 / 1.01 / 1.01 / 1.00; in two runs
+// each, float k = 7 1.03, k = 9 and 10 1.01 to 1.04, double k = 7..10 1.00
+// to 1.03, k = 5 in both precisions 0.99 to 1.00 (ptxas, with every kernel
+// by product: the cluster kernels spilled 12 bytes, float k = 7 24 instead
+// of 16).
+template <class S, class Real>
+constexpr bool dmma_by_product() {
+    return S::kK == 6 && std::is_same<Real, float>::value;
+}
+
 // acc += (this warp's 16 rows of the matrix chunk) * (the chunk of X, this
 // warp's columns). mt points at the stage's unit t of the pair of the warp's
 // rows g and g + 8 (pair warp_row0 / 2 + g). X's column c is at x + c *
@@ -602,7 +636,7 @@ using MmaAccumulators = double[S::kTileCols][3][4];
 // matrix whose imaginary parts are 1e-9 of its real parts, on a real state,
 // gives imaginary parts exact to about 1e-16 of the amplitudes, not of their
 // own size). Every product runs in double, for float states too.
-template <class S, int XStride>
+template <class S, int XStride, bool kByProduct = false>
 __device__ __forceinline__ void multiply_chunk(MmaAccumulators<S>& acc, const double2* mt, const double2* x, int col,
                                                int row) {
 #pragma unroll
@@ -615,17 +649,30 @@ __device__ __forceinline__ void multiply_chunk(MmaAccumulators<S>& acc, const do
         const double a_re[4] = {re0.x, re0.y, re1.x, re1.y};
         const double a_im[4] = {im0.x, im0.y, im1.x, im1.y};
         const double a_sum[4] = {re0.x + im0.x, re0.y + im0.y, re1.x + im1.x, re1.y + im1.y};
+        // The lane's units of column tile j: (Re X[t], Re X[t + 4]) and the imaginary parts'.
+        const auto x_unit = [&](int j, int imag) {
+            return x[(col + kDmmaCols * j) * XStride + row + 8 * d + 4 * imag];
+        };
+        if constexpr (kByProduct) {
+            double2 re[S::kTileCols], im[S::kTileCols];
 #pragma unroll
-        for (int j = 0; j < S::kTileCols; ++j) {
-            const double2* xc = x + (col + kDmmaCols * j) * XStride + row + 8 * d;
-            const double2 re = xc[0];
-            const double2 im = xc[4];
-            const double b_re[2] = {re.x, re.y};
-            const double b_im[2] = {im.x, im.y};
-            const double b_sum[2] = {re.x + im.x, re.y + im.y};
-            dmma_16x8x8(acc[j][0], a_re, b_re);
-            dmma_16x8x8(acc[j][1], a_im, b_im);
-            dmma_16x8x8(acc[j][2], a_sum, b_sum);
+            for (int j = 0; j < S::kTileCols; ++j) {
+                re[j] = x_unit(j, 0);
+                im[j] = x_unit(j, 1);
+            }
+#pragma unroll
+            for (int p = 0; p < 3; ++p) {
+#pragma unroll
+                for (int j = 0; j < S::kTileCols; ++j) gauss_product(acc[j], p, a_re, a_im, a_sum, re[j], im[j]);
+            }
+        } else {
+#pragma unroll
+            for (int j = 0; j < S::kTileCols; ++j) {
+                const double2 re = x_unit(j, 0);
+                const double2 im = x_unit(j, 1);
+#pragma unroll
+                for (int p = 0; p < 3; ++p) gauss_product(acc[j], p, a_re, a_im, a_sum, re, im);
+            }
         }
     }
 }
