@@ -82,30 +82,30 @@
 // reuses each of its three A fragments kTileCols times.
 //
 // From k = 8, and at k = 7 in double, the warp tile is 16 x 32 (kTileCols =
-// 4; from k = 8 the 8 warps are stacked along 128 rows of a pass, at double
-// k = 7 4 warps along 64 rows by 2 across 64 columns): per 8-deep slice of a chunk a warp loads 4
-// 16-byte units of A fragments and 8 of B fragments for 12 DMMAs, against 4 +
-// 4 for 6 with 16 x 16 tiles, so the shared-memory fragment loads per DMMA
-// drop from about 680 to 512 bytes a warp. With the matrix stream's and X's
-// stores on top, 16 x 16 tiles asked shared memory for about as many bytes per
-// step as the DMMA pipe has cycles at its peak (128 bytes a cycle), and both
-// ran at about 41 % of their peaks. ptxas fits the 16 x 32 kernels in 232 to
-// 255 registers (one block per multiprocessor), with no spills but 4 bytes in
-// the float k = 10 kernel. Measured on an H100 (TFLOP/s, n = 28, low / high /
-// scattered targets, both forms alternating in one command: two runs each in
-// double, one in float): double k = 8 46.5 / 42.4 / 40.8 -> 48.9 / 44.1 /
-// 44.0, k = 9 (on clusters of two, against the producer-warp kernel) 41.5 /
-// 40.3 / 39.6 -> 46.3 / 44.1 / 43.3, k = 10 36.4 / 35.5 / 36.1 -> 43.5 / 42.5
-// / 41.9; float k = 8 48.6 / 44.6 / 44.7 -> 50.1 / 46.3 / 46.4, k = 9 41.7 /
-// 40.0 / 39.3 -> 47.3 / 45.4 / 44.3, k = 10 37.0 / 36.9 / 35.9 -> 45.0 / 44.2
-// / 43.5. At k = 7 the 16 x 32 tile needs one block per multiprocessor, and
-// with 32 columns it lost 3 to 9 % to two blocks of 16 x 16 tiles; with 64
-// columns and three stages double k = 7 gains (below the shapes' table).
-// More matrix stages measured
-// level (k = 8 with 16-deep chunks, three or four stages; k = 10 with three or
-// four), so the matrix stream's latency is not what bounds these kernels;
-// shapes that spill (k = 8 on clusters of two, k = 9 on clusters of four with
-// three stages) lost 10 to 40 %.
+// 4; from k = 8 the 8 warps are stacked along 128 rows of a pass, at double k
+// = 7 they stand 4 along 64 rows by 2 across 64 columns): per 8-deep slice of
+// a chunk a warp loads 4 16-byte units of A fragments and 8 of B fragments
+// for 12 DMMAs, against 4 + 4 for 6 with 16 x 16 tiles, so the shared-memory
+// fragment loads per DMMA drop from about 680 to 512 bytes a warp. With the
+// matrix stream's and X's stores on top, 16 x 16 tiles asked shared memory
+// for about as many bytes per step as the DMMA pipe has cycles at its peak
+// (128 bytes a cycle), and both ran at about 41 % of their peaks. ptxas fits
+// the 16 x 32 kernels in 220 to 255 registers (one block per multiprocessor),
+// with no spills but 4 bytes in the float k = 10 kernel. Measured on an H100
+// (TFLOP/s, n = 28, low / high / scattered targets, both forms alternating in
+// one command: two runs each in double, one in float): double k = 8 46.5 /
+// 42.4 / 40.8 -> 48.9 / 44.1 / 44.0, k = 9 (on clusters of two, against the
+// producer-warp kernel) 41.5 / 40.3 / 39.6 -> 46.3 / 44.1 / 43.3, k = 10 36.4
+// / 35.5 / 36.1 -> 43.5 / 42.5 / 41.9; float k = 8 48.6 / 44.6 / 44.7 -> 50.1
+// / 46.3 / 46.4, k = 9 41.7 / 40.0 / 39.3 -> 47.3 / 45.4 / 44.3, k = 10 37.0
+// / 36.9 / 35.9 -> 45.0 / 44.2 / 43.5. At k = 7 the 16 x 32 tile needs one
+// block per multiprocessor, and with 32 columns it lost 3 to 9 % to two
+// blocks of 16 x 16 tiles; with 64 columns and three stages double k = 7
+// gains (below the shapes' table). More matrix stages measured level (k = 8
+// with 16-deep chunks, three or four stages; k = 10 with three or four), so
+// the matrix stream's latency is not what bounds these kernels; shapes that
+// spill (k = 8 on clusters of two, k = 9 on clusters of four with three
+// stages) lost 10 to 40 %.
 //
 // Shared-memory invariants of the one-block kernel (`xs`, `ms`, both double2;
 // the cluster kernel states its own in its file):
@@ -219,11 +219,12 @@ using MmaShape = typename OneBlockShape<K, Real>::type;
 // spills.
 // Measured when the Gauss form came in (double, n = 30, low / high targets,
 // against the shapes of that time in the same run; double k = 7's present
-// shape is measured above the ptxas note): k = 7 with one block per multiprocessor and no cap (no spills) 34 %
-// slower, with 64-column tiles 16 to 30 %, with 32-deep chunks 11 to 16 %;
-// with 16 x 16 warp tiles, k = 8 with 16-deep chunks was 7 to 10 % slower
-// than with 32-deep ones, and k = 9 on this kernel 2 % slower than a
-// producer-warp form, itself 10 to 12 % behind the clusters of 16 x 32 tiles.
+// shape is measured above the ptxas note): k = 7 with one block per
+// multiprocessor and no cap (no spills) 34 % slower, with 64-column tiles 16
+// to 30 %, with 32-deep chunks 11 to 16 %; with 16 x 16 warp tiles, k = 8
+// with 16-deep chunks was 7 to 10 % slower than with 32-deep ones, and k = 9
+// on this kernel 2 % slower than a producer-warp form, itself 10 to 12 %
+// behind the clusters of 16 x 32 tiles.
 // Float k = 6 (n = 28, low / high / scattered, three runs each, alternating
 // with these shapes): without the X prefetch (the float staging's registers
 // freed) 26 / 10 / 9 % slower, with one block per multiprocessor and no cap

@@ -178,9 +178,10 @@ inline void move_low_free_qubits_to_lane_columns(TileLayout& layout) {
 // so low targets in descending order store the same neighbouring amplitudes
 // as in ascending order. In the caller's order, descending low targets put
 // the highest target on row bit 0 and every 16-byte store in a sector of its
-// own: double k = 7, n = 30 took 44.5 ms on targets 6..0 against 23.5 ms on
-// high ones (H100), and the benchmark's scattered targets, in random order,
-// trailed the ascending layouts at every k >= 6.
+// own: double k = 7, n = 30 took 44.2 ms on targets 6..0 against 22.6 ms
+// now (H100), and the benchmark's scattered targets, in random order, gained
+// 14 % at double k = 7 and 2 to 7 % at k = 9, 10 and float k = 7, 9, 10
+// (bench/results/README.md).
 inline GateQubits ascending_targets(const GateQubits& gate) {
     GateQubits sorted = gate;
     std::sort(sorted.targets, sorted.targets + gate.num_targets);
