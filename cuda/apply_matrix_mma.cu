@@ -263,7 +263,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     MmaAccumulators<S> acc;
     clear_accumulators<S>(acc);
     [[maybe_unused]] PendingXChunk<S, Real> pending;  // float states without RawChunk
-    [[maybe_unused]] int raw_chunk = -1;              // RawChunk: the chunk in the raw buffer
+    [[maybe_unused]] int raw_pending = -1;            // RawChunk: the chunk in the raw buffer
 
     int stage_read = 0;
     for (bool first = true; tile < layout.num_tiles; tile += stride, first = false) {
@@ -305,8 +305,8 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
                     // issued (the step's wait completed it): it is read again
                     // kChunksPerPass - 1 >= 2 steps after the copy at the
                     // earliest.
-                    if (raw_chunk >= 0) widen_raw_chunk<S>(xs, raw, raw_chunk, x, x_cells);
-                    raw_chunk = chunk;
+                    if (raw_pending >= 0) widen_raw_chunk<S>(xs, raw, raw_pending, x, x_cells);
+                    raw_pending = chunk;
                     if (chunk >= 0) issue_raw_chunk<S>(raw, amps, from, chunk, x, x_offsets, chunk_offset);
                 } else if constexpr (std::is_same<Real, float>::value) {
                     // Each chunk is stored one step after its loads were

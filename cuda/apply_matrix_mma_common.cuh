@@ -171,6 +171,20 @@ inline void move_low_free_qubits_to_lane_columns(TileLayout& layout) {
     }
 }
 
+// Bit j of an ascending-order matrix index is bit source_bit[j] of the
+// caller's: target j of ascending_targets is the caller's targets[source_bit[j]].
+struct TargetOrder {
+    int source_bit[kMaxGateTargets] = {};
+};
+
+inline TargetOrder target_order(const GateQubits& gate) {
+    TargetOrder order;
+    for (int j = 0; j < gate.num_targets; ++j) order.source_bit[j] = j;
+    std::sort(order.source_bit, order.source_bit + gate.num_targets,
+              [&](int a, int b) { return gate.targets[a] < gate.targets[b]; });
+    return order;
+}
+
 // The tensor-core kernels take a gate's targets in ascending order, whatever
 // the caller's order: row bit j of their matrix is the j-th lowest target, and
 // the matrix images are permuted to match (TargetOrder). A lane's rows g and
@@ -182,25 +196,18 @@ inline void move_low_free_qubits_to_lane_columns(TileLayout& layout) {
 // now (H100), and the benchmark's scattered targets, in random order, gained
 // 14 % at double k = 7 and 2 to 7 % at k = 9, 10 and float k = 7, 9, 10
 // (bench/results/README.md).
+//
+// ascending_targets is the gate with its targets (and their strides) in
+// target_order's order, so that the layout and the images take one
+// permutation.
 inline GateQubits ascending_targets(const GateQubits& gate) {
+    const TargetOrder order = target_order(gate);
     GateQubits sorted = gate;
-    std::sort(sorted.targets, sorted.targets + gate.num_targets);
-    for (int j = 0; j < gate.num_targets; ++j) sorted.target_stride[j] = Index{1} << sorted.targets[j];
+    for (int j = 0; j < gate.num_targets; ++j) {
+        sorted.targets[j] = gate.targets[order.source_bit[j]];
+        sorted.target_stride[j] = gate.target_stride[order.source_bit[j]];
+    }
     return sorted;
-}
-
-// Bit j of an ascending-order matrix index is bit source_bit[j] of the
-// caller's (ascending_targets).
-struct TargetOrder {
-    int source_bit[kMaxGateTargets] = {};
-};
-
-inline TargetOrder target_order(const GateQubits& gate) {
-    TargetOrder order;
-    for (int j = 0; j < gate.num_targets; ++j) order.source_bit[j] = j;
-    std::sort(order.source_bit, order.source_bit + gate.num_targets,
-              [&](int a, int b) { return gate.targets[a] < gate.targets[b]; });
-    return order;
 }
 
 // The caller's matrix index of ascending-order index `index` (K targets).
@@ -818,7 +825,10 @@ struct WarpPlace {
 
 // The one-block kernels' start: the block's staging tables (complete, behind
 // a barrier, when it returns), this thread's part of the X staging and its
-// accumulators' offsets (lane_offsets).
+// accumulators' offsets (lane_offsets). The kernels still declare the
+// offsets and the warp place themselves: a struct holding all of it, bound
+// by reference, cost the float k = 6 pair-store kernel 16 bytes of spills
+// under its 128-register cap (ptxas, CUDA 13).
 template <class S, class Real>
 __device__ __forceinline__ XStaging set_up_one_block(const TileLayout& layout, const WarpPlace<S>& place,
                                                      Index* x_offsets, unsigned* x_cells, Index* chunk_offset,
