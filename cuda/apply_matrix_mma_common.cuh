@@ -239,7 +239,11 @@ TileLayout mma_tile_layout(const GateQubits& gate, int column_bits) {
 // mbarrier, each thread fencing its reads against the async proxy) measured
 // 8 to 22 % slower at k = 6..8 in double and up to 23 % in float; one bulk
 // copy of the whole stage (padding included) by one thread gained 1 to 3 % at
-// k = 7, 8 and lost 1.5 % at k = 6, not enough for a second copy path.
+// k = 7, 8 and lost 1.5 % at k = 6, not enough for a second copy path. The
+// same against the shapes of `d7071f8` (n = 30 double, 28 float, two runs
+// each, alternating, every layout; ptxas freed 20 to 35 registers at k = 7,
+// 8): double k = 7, 8 1 to 2 % slower, k = 5, 6 5 to 12 % slower, float k = 7
+// 5 to 8 % slower, float k = 8 3 % faster.
 template <class S>
 __device__ __forceinline__ void copy_matrix_chunk(double2* ms, const double2* images, int q, int stage) {
     double2* dst = ms + stage * S::kStageEntries;
@@ -634,7 +638,14 @@ constexpr bool dmma_by_product() {
 // the row pair; the sums are 4 DADDs per warp and 8 rows, shared by every
 // column tile), its B fragment the real parts, the imaginary parts or their
 // sums of two loaded amplitudes (rows t and t + 4). The sums cost 2 DADDs per
-// column tile and 8 rows, against 3 DMMAs.
+// column tile and 8 rows, against 3 DMMAs. The DADDs run on the DMMAs' pipe
+// and hold it about a third of a DMMA each (dmma.cuh), so they are not free:
+// but forming X's sums once per block instead, a step ahead into a sum stage
+// that the products load as a third B unit (24 DADDs per warp and step -> 12
+// at double k = 7), measured slower (n = 30 double, 28 float, two runs
+// each, alternating, every layout): double k = 6 8 to 15 %, k = 7 5 to 11 %,
+// k = 8 1 to 4 %, float k = 6 20 to 33 % (ptxas: 28 to 40 bytes of spills).
+// The extra fragment loads cost more than the adds they save.
 //
 // Accuracy: the real part is the direct form's. The imaginary part's error is
 // bounded by a few units in the last place of (|Mr| + |Mi|)(|Xr| + |Xi|)
@@ -753,7 +764,11 @@ __device__ __forceinline__ void store_amplitude(float2* at, double2 y) {
 // the tile base's). On high targets a warp's store then covers 8 rows x 4
 // lanes, and one amplitude per lane fills half of each sector it touches:
 // pair_stores fill whole ones. kNeighbours: the launcher runs this form only
-// where qubit 0 is free (pair_stores).
+// where qubit 0 is free (pair_stores). ncu samples warps in this function
+// 10 % of the time at double k = 7 (5 % at k = 8), mostly waiting for a
+// store to release its registers; forming all of a pass's amplitudes before
+// storing any (on the one-block shapes, which have the registers) measured
+// level to 3 % slower at double k = 7, 8 and float k = 8 (two runs each).
 template <class S, class Real, bool kNeighbours>
 __device__ __forceinline__ void store_pass(DeviceComplex<Real>* amps, const TileLayout& layout, Index base,
                                            unsigned pass_row, const Index (&lane_row_offset)[2],

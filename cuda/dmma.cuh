@@ -27,6 +27,14 @@
 //            the real and imaginary parts of 4 rows) it needed 128 to 170
 //            registers and more register moves, and the gates ran 0 to 4 %
 //            slower at k = 6..9 and 13 % at k = 10.
+// One warp per scheduler reaches these rates (m16n8k8: 65.6 TFLOP/s with 4
+// warps per multiprocessor, 66.3 with 8): ptxas paces a warp's DMMAs with
+// two NOPs each (four after m16n8k16) at about the pipe's rate, so more warps
+// only help to hide the rest of a kernel's stream. DADDs run on the same
+// pipe: one independent DADD after each of 12 DMMAs brought m16n8k8 to 48 to
+// 50 TFLOP/s, one after every third to 58 to 61 (about 9 to 11 cycles of the
+// pipe a DADD, a third of a DMMA), while FADDs cost nothing. Gauss's sums
+// (multiply_chunk) are such DADDs.
 #pragma once
 
 #include <cuda_runtime.h>
