@@ -123,7 +123,12 @@ __global__ void fill_uniform_kernel(std::complex<Real>* data, Index count, std::
 }
 
 // TFLOP/s of a square complex GEMM of size 8192 (8 flops per complex
-// multiply-add): the arithmetic rate this GPU reaches on the best-case shape.
+// multiply-add): the arithmetic rate this GPU reaches on the best-case shape,
+// as the median of 20 runs after 10 (about 1.5 s of ZGEMM) that bring the GPU
+// to the power state the gates are timed in. Its software power cap (700 W on
+// our H100) holds a ZGEMM at 1.5 to 1.9 GHz once it has run for about half a
+// second: in one process, runs 2..6 (the window this used) ran at 61.8
+// TFLOP/s, later windows of ten at 56.8 to 60.0.
 template <class Real>
 double square_gemm_tflops() {
     const int size = 8192;
@@ -135,8 +140,8 @@ double square_gemm_tflops() {
     fill_uniform_kernel<Real><<<blocks, 256>>>(b.data(), count, 2);
     QMARG_CHECK_LAUNCH(fill_uniform_kernel);
     const double ms = median(time_runs(
-        [&] { Gemm<Real>::run(CUBLAS_OP_N, size, size, size, a.data(), size, b.data(), size, c.data(), size); }, 5,
-        2));
+        [&] { Gemm<Real>::run(CUBLAS_OP_N, size, size, size, a.data(), size, b.data(), size, c.data(), size); }, 20,
+        10));
     return 8.0 * size * size * static_cast<double>(size) / (ms * 1e-3) / 1e12;
 }
 
