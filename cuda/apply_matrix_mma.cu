@@ -455,26 +455,27 @@ constexpr auto mma_kernel() {
 }
 
 template <class S, class Real, bool kNeighbours>
-void launch_mma_kernel(std::complex<Real>* amps, const GateQubits& gate, const TileLayout& layout,
+void launch_mma_kernel(std::complex<Real>* amps, const TargetOrder& order, const TileLayout& layout,
                        const Matrix& matrix) {
     const auto kernel = mma_kernel<S, Real, kNeighbours>();
     allow_shared_memory(kernel, S::kSharedBytes,
                         ("the tensor-core kernel for " + std::to_string(S::kK) + " targets").c_str());
     const unsigned blocks = resident_grid(kernel, kMmaThreads, S::kSharedBytes, layout.num_tiles);
-    const DeviceArray<double2> images = matrix_images<S>(gate, matrix);
+    const DeviceArray<double2> images = matrix_images<S>(order, matrix);
     kernel<<<blocks, kMmaThreads, S::kSharedBytes>>>(as_device(amps), images.data(), layout);
     QMARG_CHECK_LAUNCH(mma_kernel);
 }
 
 template <class S, class Real>
 void launch_mma_blocks(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix) {
-    const TileLayout layout = mma_tile_layout<Real>(gate, S::kColumnBits);
+    const TargetOrder order = target_order(gate);
+    const TileLayout layout = mma_tile_layout<Real>(gate, order, S::kColumnBits);
     if constexpr (pair_stores<S, Real>()) {
         if (layout.free_stride[0] == 1) {  // 0 where there are no free qubits
-            return launch_mma_kernel<S, Real, true>(amps, gate, layout, matrix);
+            return launch_mma_kernel<S, Real, true>(amps, order, layout, matrix);
         }
     }
-    launch_mma_kernel<S, Real, false>(amps, gate, layout, matrix);
+    launch_mma_kernel<S, Real, false>(amps, order, layout, matrix);
 }
 
 // k = 9 and 10 run on clusters wherever the GPU can hold one; everything

@@ -190,11 +190,12 @@ int resident_mma_clusters() {
 template <class S, class Real>
 void launch_mma_clusters(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix,
                          int resident_clusters) {
-    const TileLayout layout = mma_tile_layout<Real>(gate, S::kColumnBits);
+    const TargetOrder order = target_order(gate);
+    const TileLayout layout = mma_tile_layout<Real>(gate, order, S::kColumnBits);
     cudaLaunchAttribute attribute;
     const cudaLaunchConfig_t config =
         cluster_launch_config<S>(attribute, std::min<Index>(layout.num_tiles, resident_clusters));
-    const DeviceArray<double2> images = matrix_images<S>(gate, matrix);
+    const DeviceArray<double2> images = matrix_images<S>(order, matrix);
     QMARG_CUDA_CHECK(cudaLaunchKernelEx(&config, apply_matrix_mma_cluster_kernel<S, Real>, as_device(amps),
                                         static_cast<const double2*>(images.data()), layout));
     QMARG_CHECK_LAUNCH(apply_matrix_mma_cluster_kernel);

@@ -198,10 +198,9 @@ inline TargetOrder target_order(const GateQubits& gate) {
 // (bench/results/README.md).
 //
 // ascending_targets is the gate with its targets (and their strides) in
-// target_order's order, so that the layout and the images take one
-// permutation.
-inline GateQubits ascending_targets(const GateQubits& gate) {
-    const TargetOrder order = target_order(gate);
+// target_order's order: a launcher computes the order once and hands it to
+// both the layout and the images.
+inline GateQubits ascending_targets(const GateQubits& gate, const TargetOrder& order) {
     GateQubits sorted = gate;
     for (int j = 0; j < gate.num_targets; ++j) {
         sorted.targets[j] = gate.targets[order.source_bit[j]];
@@ -221,10 +220,11 @@ __device__ __forceinline__ int caller_index(const TargetOrder& order, int index)
 
 // The tile layout of the tensor-core kernels (one-block and cluster) for a
 // state of Real: make_tile_layout's for the gate's targets in ascending
-// order, with a double state's columns reordered as above.
+// order (order = target_order(gate)), with a double state's columns
+// reordered as above.
 template <class Real>
-TileLayout mma_tile_layout(const GateQubits& gate, int column_bits) {
-    TileLayout layout = make_tile_layout(ascending_targets(gate), column_bits);
+TileLayout mma_tile_layout(const GateQubits& gate, const TargetOrder& order, int column_bits) {
+    TileLayout layout = make_tile_layout(ascending_targets(gate, order), column_bits);
     if constexpr (std::is_same<Real, double>::value) move_low_free_qubits_to_lane_columns(layout);
     return layout;
 }
@@ -916,21 +916,21 @@ __global__ void make_matrix_images_kernel(const double2* __restrict__ matrix, do
 }
 
 // The gate's matrix on the device, as make_matrix_images_kernel lays it out
-// for shape S, its targets in ascending order (mma_tile_layout). Matrix is
+// for shape S, its targets in `order` (as mma_tile_layout). Matrix is
 // row-major std::complex<double>: the same bytes as double2. The copy and the
 // layout are queued on the stream, and both arrays go back to the
 // stream-ordered pool as they leave scope (the row-major copy here, the
 // images after the gate's kernel): no synchronisation, so consecutive gates
 // queue up without a host round trip.
 template <class S>
-DeviceArray<double2> matrix_images(const GateQubits& gate, const Matrix& matrix) {
+DeviceArray<double2> matrix_images(const TargetOrder& order, const Matrix& matrix) {
     const std::size_t entries = static_cast<std::size_t>(matrix.dim()) * matrix.dim();
     DeviceArray<double2> device_matrix(entries, "the gate matrix");
     copy_to_device_async(device_matrix.data(), matrix.data(), entries * sizeof(double2));
     DeviceArray<double2> images(S::kImageEntries, "the gate matrix laid out stage by stage");
     make_matrix_images_kernel<S>
         <<<grid_stride_blocks(static_cast<Index>(S::kImageEntries), 256), 256>>>(device_matrix.data(), images.data(),
-                                                                                  target_order(gate));
+                                                                                  order);
     QMARG_CHECK_LAUNCH(make_matrix_images_kernel);
     return images;
 }

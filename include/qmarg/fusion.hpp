@@ -21,10 +21,10 @@ constexpr int kMaxFusedQubits = 10;
 // bench/circuit_fusion_bench.cu (a random 28-qubit circuit of depth 20, 840
 // operations, fused into 271 / 158 / 97 / 81 operations for m = 2 / 3 / 4 /
 // 5; bench/results/circuit_fusion_H100.json), ms per circuit:
-//   double: unfused 2193, m = 2 812, m = 3 480, m = 4 295, m = 5 246
-//   float:  unfused 1101, m = 2 410, m = 3 242, m = 4 150, m = 5 141
-// m = 5 is fastest in both precisions (8.9x and 7.8x): every gate on up to 5
-// qubits runs at 0.98 to 1.28 of the copy floor, so fewer passes win. (Until
+//   double: unfused 2192, m = 2 811, m = 3 480, m = 4 296, m = 5 247
+//   float:  unfused 1102, m = 2 409, m = 3 242, m = 4 150, m = 5 143
+// m = 5 is fastest in both precisions (8.9x and 7.7x): every gate on up to 5
+// qubits runs at 0.98 to 1.29 of the copy floor, so fewer passes win. (Until
 // float 5-qubit gates on low targets moved to the tensor cores, float m = 5
 // took 156 ms and m = 4 won.) On the CPU backend (2 cores, a 22-qubit
 // circuit of the same kind) m = 4 took 3.04 s against 3.15 s for m = 3 and
