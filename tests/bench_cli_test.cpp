@@ -73,6 +73,8 @@ void check_schema(const json& j, const std::set<int>& ns, const std::set<int>& k
         EXPECT_TRUE(j["options"][key].is_array()) << "options." << key;
     }
     EXPECT_EQ(j["options"]["runs"], runs);
+    ASSERT_TRUE(j["options"]["rounds"].is_number_integer());
+    const int rounds = j["options"]["rounds"];
     EXPECT_TRUE(j["options"]["seed"].is_number_unsigned());
     ASSERT_TRUE(j["skipped_n"].is_array());
 
@@ -80,8 +82,10 @@ void check_schema(const json& j, const std::set<int>& ns, const std::set<int>& k
     EXPECT_EQ(j["rooflines"].size(), ns.size() * precisions.size());
     for (const json& r : j["rooflines"]) {
         for (const char* key :
-             {"n", "state_bytes", "runs", "warmup", "median_ms", "min_ms", "max_ms", "p10_ms", "p90_ms", "gb_per_s"})
+             {"n", "state_bytes", "runs", "warmup", "rounds", "median_ms", "min_ms", "max_ms", "p10_ms", "p90_ms",
+              "gb_per_s"})
             expect_number(r, key, "roofline " + r.dump());
+        EXPECT_EQ(r["rounds"], std::min(rounds, runs)) << r.dump();
         EXPECT_GT(r["gb_per_s"].get<double>(), 0.0) << r.dump();
     }
 
@@ -90,9 +94,10 @@ void check_schema(const json& j, const std::set<int>& ns, const std::set<int>& k
     for (const json& r : j["records"]) {
         const std::string where = "record " + r.dump();
         for (const char* key : {"precision", "device", "layout", "strategy", "checked_against"}) expect_string(r, key, where);
-        for (const char* key : {"n", "k", "state_seed", "state_bytes", "runs", "warmup", "median_ms", "min_ms", "max_ms",
-                                "p10_ms", "p90_ms", "gb_per_s", "roofline_gb_per_s", "roofline_ratio"})
+        for (const char* key : {"n", "k", "state_seed", "state_bytes", "runs", "warmup", "rounds", "median_ms", "min_ms",
+                                "max_ms", "p10_ms", "p90_ms", "gb_per_s", "roofline_gb_per_s", "roofline_ratio"})
             expect_number(r, key, where);
+        EXPECT_EQ(r["rounds"], std::min(rounds, runs)) << where;
         ASSERT_TRUE(r.contains("skipped_reason")) << where;
         EXPECT_TRUE(r["skipped_reason"].is_null()) << where;
         const int n = r["n"], k = r["k"];
@@ -157,9 +162,10 @@ TEST(BenchCli, CpuRunWritesEveryFieldForEveryCase) {
 
 // A case whose --runs runs take less than --min-seconds is timed again, those
 // runs counted as warm-up, until its runs fill --min-seconds.
+// (One round, so that the counts are those of a single timing.)
 TEST(BenchCli, FastCasesGetEnoughRunsToFillMinSeconds) {
     const Result r = qmarg_cli("bench marginal --device cpu --n 10 --k 1 --layouts low --precision double --runs 3 "
-                               "--warmup 2 --min-seconds 0.2 -q --format json --seed 3");
+                               "--warmup 2 --min-seconds 0.2 --rounds 1 -q --format json --seed 3");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const json j = json::parse(r.out);
     EXPECT_EQ(j["options"]["min_seconds"], 0.2);
@@ -179,6 +185,44 @@ TEST(BenchCli, FastCasesGetEnoughRunsToFillMinSeconds) {
             EXPECT_EQ(timed["warmup"], 2) << timed.dump();
         }
     }
+}
+
+// A state's cases are all checked before any is timed, and then timed in
+// --rounds rounds: --runs split over them (a case with fewer runs than rounds
+// in as many rounds as it has runs), --warmup before each share, the counts
+// summed in the record.
+TEST(BenchCli, CasesAreTimedInRoundsAfterAllAreChecked) {
+    const Result r = qmarg_cli("bench marginal --device cpu --n 9,10 --k 1,2 --precision double "
+                               "--runs 7 --warmup 1 --rounds 3 --min-seconds 0 --format json --seed 4");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const json j = json::parse(r.out);
+    check_schema(j, {9, 10}, {1, 2}, {"double"}, {"Auto"}, 7);
+    EXPECT_EQ(j["options"]["rounds"], 3);
+    for (const json& timed : j["rooflines"]) {
+        EXPECT_EQ(timed["runs"], 7) << timed.dump();
+        EXPECT_EQ(timed["warmup"], 3) << timed.dump();
+    }
+    for (const json& timed : j["records"]) EXPECT_EQ(timed["warmup"], 3) << timed.dump();
+    // Progress: the ten cases of n = 9 are checked, then its three rounds
+    // run, then n = 10's cases come.
+    const std::size_t last_check = r.err.find("[10/20] double n=9 k=2 random Auto");
+    const std::size_t first_round = r.err.find("double n=9: timing round 1/3 of 10 cases");
+    const std::size_t last_round = r.err.find("double n=9: timing round 3/3 of 10 cases");
+    const std::size_t next_state = r.err.find("[11/20] double n=10 k=1 low Auto");
+    ASSERT_NE(last_check, std::string::npos) << r.err;
+    ASSERT_NE(first_round, std::string::npos) << r.err;
+    ASSERT_NE(last_round, std::string::npos) << r.err;
+    ASSERT_NE(next_state, std::string::npos) << r.err;
+    EXPECT_LT(last_check, first_round) << r.err;
+    EXPECT_LT(last_round, next_state) << r.err;
+
+    const Result few = qmarg_cli("bench marginal --device cpu --n 9 --k 1 --precision float --runs 2 "
+                                 "--warmup 1 --rounds 3 --min-seconds 0 -q --format json --seed 4");
+    ASSERT_EQ(few.exit_code, 0) << few.err;
+    const json f = json::parse(few.out);
+    check_schema(f, {9}, {1}, {"float"}, {"Auto"}, 2);
+    ASSERT_EQ(f["records"].size(), 5u);
+    for (const json& timed : f["records"]) EXPECT_EQ(timed["warmup"], 2) << timed.dump();
 }
 
 TEST(BenchCli, LayoutsAreTheDocumentedQubitsAndRandomFollowsTheSeed) {
@@ -214,6 +258,7 @@ TEST(BenchCli, BadOptionsAreOneLineErrors) {
         {"--device cpu --n 50", 1, "--n 50"},
         {"--device cpu --layouts diagonal", 2, "diagonal"},
         {"--device cpu --runs 0", 2, "--runs"},
+        {"--device cpu --rounds 0", 2, "--rounds"},
         {"--device cpu --min-seconds -1", 2, "--min-seconds"},
         {"--device cpu --precision half", 2, "half"},
         {"--device tpu", 2, "tpu"},

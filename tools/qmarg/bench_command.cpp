@@ -31,6 +31,21 @@
 // and is timed again with more runs, until its runs fill S (or reach
 // qmarg::kMaxTimedRuns); its record gives both counts.
 //
+// Rounds: disturbances last longer than that. A sweep that timed each case in
+// one stretch of 50 ms had, at n = 22..26 on an H100, about one case in ten
+// whose slowest tenth of runs took 1.1 to 3 times its median; a disturbance
+// covering a third of a case's runs moved its median by up to 0.1 of the
+// roofline, so that two strategies which run the same kernels differed by
+// that much in one cell (double n = 24, k = 16 low: 0.82 against 0.90). So a
+// state's cases are first all checked, and then timed in --rounds R rounds
+// (5 by default): each round times the roofline and every case once more,
+// with a share of their runs (--runs split as evenly as it goes, a case
+// with fewer runs than R timed in that many rounds) and of --min-seconds,
+// each share after its own warm-up. A disturbance then falls on one round of
+// a case, a fifth of its runs, and the median over all rounds stands. The
+// roofline's median, over its rounds, is the one every ratio of the state
+// divides by.
+//
 // stdout: the table (or the JSON with --format json); stderr: progress and notes.
 #include <unistd.h>
 
@@ -42,6 +57,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -49,6 +65,7 @@
 #include <string>
 #include <thread>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -104,6 +121,7 @@ struct BenchOptions {
     std::string device = "auto";
     int runs = 20;
     int warmup = 3;
+    int rounds = 5;
     double cell_seconds = 0.0;
     double min_seconds = 0.05;
     std::uint64_t seed = 0;
@@ -132,6 +150,7 @@ struct Record {
     std::size_t state_bytes = 0;
     int runs = 0;
     int warmup = 0;
+    int rounds = 0;  // of the sweep's rounds, those the case was timed in
     RunStats ms;
     double gb_per_s = 0;
     double roofline_gb_per_s = 0;
@@ -146,6 +165,7 @@ struct Roofline {
     std::size_t state_bytes = 0;
     int runs = 0;
     int warmup = 0;
+    int rounds = 0;
     RunStats ms;
     double gb_per_s = 0;
 };
@@ -171,6 +191,35 @@ std::string qubits_text(const qmarg::Qubits& qubits) {
 
 // ------------------------------------------------------------- one state --
 
+// The roofline or a case, timed over the rounds (first comment): `runs` timed
+// runs in all, split over min(rounds, runs) rounds, each share after `warmup`
+// untimed runs.
+struct RoundTiming {
+    std::function<std::vector<double>(int, int)> time;
+    int runs = 0;
+    int warmup = 0;
+    std::vector<double> ms;  // every timed run, round after round
+    int runs_done = 0;
+    int warmup_done = 0;
+    int rounds_done = 0;
+};
+
+// Round `round` (0-based) of `rounds`: t's share of its runs, at least its
+// share of min_seconds (qmarg::time_until_filled); nothing once its runs are
+// spread over the rounds before.
+void time_round(RoundTiming& t, int round, int rounds, double min_seconds) {
+    const int used = std::min(rounds, t.runs);
+    if (round >= used) return;
+    int runs = t.runs / used + (round < t.runs % used ? 1 : 0);
+    int warmup = t.warmup;
+    const std::vector<double> ms =
+        qmarg::time_until_filled(t.time, min_seconds / used, qmarg::kMaxTimedRuns, warmup, runs);
+    t.ms.insert(t.ms.end(), ms.begin(), ms.end());
+    t.runs_done += runs;
+    t.warmup_done += warmup;
+    ++t.rounds_done;
+}
+
 // Runs every (k, layout, strategy) case on one fresh state of n qubits.
 template <class Real>
 void bench_state(Sweep& sweep, const std::string& precision, int n) {
@@ -181,18 +230,14 @@ void bench_state(Sweep& sweep, const std::string& precision, int n) {
     const bool on_gpu = sweep.device == qmarg::Device::Gpu;
     const double tolerance = std::is_same<Real, float>::value ? 1e-5 : 1e-9;
 
-    Roofline roofline;
-    roofline.precision = precision;
-    roofline.n = n;
-    roofline.state_seed = state_seed;
-    roofline.state_bytes = state.bytes();
-    roofline.runs = o.runs;
-    roofline.warmup = o.warmup;
-    roofline.ms = run_stats(qmarg::time_until_filled(
-        [&](int w, int r) { return qmarg::time_read_roofline_ms(state, w, r); }, o.min_seconds, qmarg::kMaxTimedRuns,
-        roofline.warmup, roofline.runs));
-    roofline.gb_per_s = gb_per_s(state.bytes(), roofline.ms.median);
-    sweep.rooflines.push_back(roofline);
+    RoundTiming roofline_timing;
+    roofline_timing.time = [&](int w, int r) { return qmarg::time_read_roofline_ms(state, w, r); };
+    roofline_timing.runs = o.runs;
+    roofline_timing.warmup = o.warmup;
+    // The checked cases of this state, to be timed in the rounds: the index of
+    // each one's record and its timing.
+    const std::size_t first_record = sweep.records.size();
+    std::vector<std::pair<std::size_t, RoundTiming>> cases;
 
     // The CPU copy of a GPU state, made when a check first needs it.
     std::unique_ptr<qmarg::StateVector<Real>> host_copy;
@@ -250,7 +295,6 @@ void bench_state(Sweep& sweep, const std::string& precision, int n) {
                 r.strategy = strategy;
                 r.state_seed = state_seed;
                 r.state_bytes = state.bytes();
-                r.roofline_gb_per_s = roofline.gb_per_s;
                 const qmarg::MarginalOptions options{parse_strategy(strategy)};
 
                 // The checking run; it also says how slow the case is.
@@ -278,15 +322,49 @@ void bench_state(Sweep& sweep, const std::string& precision, int n) {
                 if (strategy != "Auto") known[strategy] = std::move(answer);
                 r.checked_against = want.second;
 
-                r.runs = qmarg::timed_run_count(o.runs, check_seconds, o.cell_seconds, kMinRuns);
-                r.warmup = check_seconds < 0.05 ? o.warmup : 0;  // the check warmed up a slow case
-                r.ms = run_stats(qmarg::time_until_filled(
-                    [&](int w, int runs) { return qmarg::time_marginal_ms(state, qubits, options, w, runs); },
-                    o.min_seconds, qmarg::kMaxTimedRuns, r.warmup, r.runs));
-                r.gb_per_s = gb_per_s(state.bytes(), r.ms.median);
+                RoundTiming timing;
+                timing.time = [&state, qubits, options](int w, int runs) {
+                    return qmarg::time_marginal_ms(state, qubits, options, w, runs);
+                };
+                timing.runs = qmarg::timed_run_count(o.runs, check_seconds, o.cell_seconds, kMinRuns);
+                timing.warmup = check_seconds < 0.05 ? o.warmup : 0;  // the check warmed up a slow case
                 sweep.records.push_back(r);
+                cases.emplace_back(sweep.records.size() - 1, std::move(timing));
             }
         }
+    }
+
+    for (int round = 0; round < o.rounds; ++round) {
+        if (!o.quiet) {
+            std::fprintf(stderr, "%s n=%d: timing round %d/%d of %zu cases\n", precision.c_str(), n, round + 1,
+                         o.rounds, cases.size());
+        }
+        time_round(roofline_timing, round, o.rounds, o.min_seconds);
+        for (auto& entry : cases) time_round(entry.second, round, o.rounds, o.min_seconds);
+    }
+
+    Roofline roofline;
+    roofline.precision = precision;
+    roofline.n = n;
+    roofline.state_seed = state_seed;
+    roofline.state_bytes = state.bytes();
+    roofline.runs = roofline_timing.runs_done;
+    roofline.warmup = roofline_timing.warmup_done;
+    roofline.rounds = roofline_timing.rounds_done;
+    roofline.ms = run_stats(std::move(roofline_timing.ms));
+    roofline.gb_per_s = gb_per_s(state.bytes(), roofline.ms.median);
+    sweep.rooflines.push_back(roofline);
+    for (std::size_t i = first_record; i < sweep.records.size(); ++i) {
+        sweep.records[i].roofline_gb_per_s = roofline.gb_per_s;
+    }
+    for (auto& entry : cases) {
+        Record& r = sweep.records[entry.first];
+        RoundTiming& timing = entry.second;
+        r.runs = timing.runs_done;
+        r.warmup = timing.warmup_done;
+        r.rounds = timing.rounds_done;
+        r.ms = run_stats(std::move(timing.ms));
+        r.gb_per_s = gb_per_s(state.bytes(), r.ms.median);
     }
 }
 
@@ -398,6 +476,7 @@ json sweep_json(const Sweep& sweep, bool complete) {
     options["warmup"] = o.warmup;
     options["cell_seconds"] = o.cell_seconds;
     options["min_seconds"] = o.min_seconds;
+    options["rounds"] = o.rounds;
     options["seed"] = o.seed;
     j["options"] = options;
     j["skipped_n"] = sweep.skipped_ns;
@@ -410,6 +489,7 @@ json sweep_json(const Sweep& sweep, bool complete) {
         row["state_bytes"] = r.state_bytes;
         row["runs"] = r.runs;
         row["warmup"] = r.warmup;
+        row["rounds"] = r.rounds;
         row = stats_json(row, r.ms);
         row["gb_per_s"] = r.gb_per_s;
         rooflines.push_back(row);
@@ -430,6 +510,7 @@ json sweep_json(const Sweep& sweep, bool complete) {
         row["state_bytes"] = r.state_bytes;
         row["runs"] = r.runs;
         row["warmup"] = r.warmup;
+        row["rounds"] = r.rounds;
         if (ran) {
             row = stats_json(row, r.ms);
         } else {
@@ -606,6 +687,11 @@ void add_bench_command(CLI::App& app) {
         ->capture_default_str();
     cmd->add_option("--warmup", options->warmup, "Untimed runs before the timed ones")
         ->check(CLI::Range(0, 1000000))
+        ->capture_default_str();
+    cmd->add_option("--rounds", options->rounds,
+                    "Rounds in which a state's roofline and cases are timed, each with a share of their runs, "
+                    "after all its cases were checked (1: each case in one stretch)")
+        ->check(CLI::Range(1, 1000))
         ->capture_default_str();
     cmd->add_option("--cell-seconds", options->cell_seconds,
                     "Time budget of a slow case: one whose run takes longer than this / --runs gets "
