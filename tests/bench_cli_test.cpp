@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -223,6 +224,27 @@ TEST(BenchCli, CasesAreTimedInRoundsAfterAllAreChecked) {
     check_schema(f, {9}, {1}, {"float"}, {"Auto"}, 2);
     ASSERT_EQ(f["records"].size(), 5u);
     for (const json& timed : f["records"]) EXPECT_EQ(timed["warmup"], 2) << timed.dump();
+}
+
+// git_commit is the commit the tool was built from (the build rewrites it),
+// "-modified" when tracked files differed from it, or "unknown" outside a
+// git checkout. Compared with HEAD where the tool under test is the one built
+// from this checkout and git can read it.
+TEST(BenchCli, RecordsTheCommitItWasBuiltFrom) {
+    const Result r = qmarg_cli("bench marginal --device cpu --n 8 --k 1 --layouts low --precision float --runs 1 "
+                               "--min-seconds 0 -q --format json --seed 2");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::string commit = json::parse(r.out)["git_commit"];
+    ASSERT_TRUE(commit == "unknown" || std::regex_match(commit, std::regex("[0-9a-f]{7,40}(-modified)?"))) << commit;
+    const char* cli = std::getenv("QMARG_CLI_PATH");
+    if (cli != nullptr && *cli != '\0') GTEST_SKIP() << "a tool from elsewhere: " << cli;
+    const std::string head_file = ::testing::TempDir() + "qmarg_bench_cli_test_head";
+    const std::string git = "git -C '" + std::string(QMARG_SOURCE_DIR) + "' rev-parse --short HEAD > " + head_file +
+                            " 2> /dev/null";
+    if (std::system(git.c_str()) != 0) GTEST_SKIP() << "no git checkout at " << QMARG_SOURCE_DIR;
+    std::string head = slurp(head_file);
+    head.erase(head.find_last_not_of("\n") + 1);
+    EXPECT_EQ(commit.substr(0, commit.find('-')), head) << "the tool was built from another commit than HEAD";
 }
 
 TEST(BenchCli, LayoutsAreTheDocumentedQubitsAndRandomFollowsTheSeed) {

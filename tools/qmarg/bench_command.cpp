@@ -75,10 +75,8 @@
 #include "device_choice.hpp"
 #include "qmarg/benchmark.hpp"
 #include "qmarg/qmarg.hpp"
+#include "qmarg_git_commit.hpp"  // QMARG_GIT_COMMIT, generated at build time
 
-#ifndef QMARG_GIT_COMMIT
-#define QMARG_GIT_COMMIT "unknown"
-#endif
 
 namespace qmarg_cli {
 namespace {
