@@ -129,7 +129,27 @@ enum class Merge {
     Atomic,
 };
 
-template <class Real, int kUnroll, Merge kMerge>
+// kStepSegments: every segment is one task and no warp bit is unselected
+// (step_segments_apply), so every step ends a segment and no segment needs
+// the block: the steps of a batch are combined level by level in groups of
+// step_group<Real>() (below), not one after another.
+//
+// The group: 4 steps in double (64 registers, 4 blocks per SM, as the
+// general form), 2 in float, where 4 took the form with 8 loads to 69
+// registers (3 blocks per SM instead of 4) and all 8 to 92. Measured on an
+// H100 (BinStationary, the general form / groups of 2 / groups of 4, two runs
+// each, alternating): double n = 22, k = 16 high 0.83 / 0.85 / 0.88, k = 18
+// 0.84 / 0.86 / 0.88; n = 24, k = 18 high 0.925 / 0.93-0.95 / 0.94-0.95; float
+// n = 22, k = 16 and 18 high and descending 0.67-0.69 / 0.74-0.76 /
+// 0.69-0.73; n = 24, k = 18 0.74-0.75 / 0.85-0.88 / 0.79; n = 26, k = 20 high
+// 0.886 / 0.925 / 0.925, descending 0.855 / 0.885 / 0.88. Cells whose
+// segments are longer ran the same kernels and measured the same.
+template <class Real>
+constexpr int step_group() {
+    return std::is_same<Real, double>::value ? 4 : 2;
+}
+
+template <class Real, int kUnroll, Merge kMerge, bool kStepSegments = false>
 __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<Real>* amps2, Plan plan,
                                                                   double* out, double* partials) {
     __shared__ double warp_values[kWarps][2][32];
@@ -180,61 +200,108 @@ __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<
         }
         // The first loads are in flight while the zeroing kernel finishes.
         if (kMerge == Merge::Atomic && step == 0) wait_for_previous_kernel();
+        if constexpr (kStepSegments) {
+            // Each step is a segment of its own: the same additions, in the
+            // same order, as the general loop below makes at each segment
+            // end, but each shuffle level for all kUnroll steps at once, so
+            // that their chains of shuffles and adds overlap instead of
+            // running one after another (with a segment end behind every
+            // step, the general loop's tests order them). The host launches
+            // this only where `steps` is a multiple of kUnroll and the
+            // segments are not split (one dest row, no atomics).
+            constexpr int kGroup = kUnroll < step_group<Real>() ? kUnroll : step_group<Real>();
 #pragma unroll
-        for (int j = 0; j < kUnroll; ++j) {
-            if (step + j >= steps) continue;
-            acc0 += static_cast<double>(v[j].x) * v[j].x + static_cast<double>(v[j].y) * v[j].y;
-            acc1 += static_cast<double>(v[j].z) * v[j].z + static_cast<double>(v[j].w) * v[j].w;
-            if (++sum_task < tasks) continue;
-            // End of a segment (the same step for every thread of the block):
-            // combine the threads that share a bin, in a fixed order.
-            sum_task = 0;
-            if (!plan.bit0_selected) {
-                acc0 += acc1;
-                acc1 = 0;
-            }
+            for (int g = 0; g < kUnroll; g += kGroup) {
+                double sum0[kGroup], sum1[kGroup];
 #pragma unroll
-            for (int b = 0; b < kLaneBits; ++b) {
-                if ((plan.nonselected_lane_mask >> b) & 1u) {
-                    acc0 += __shfl_xor_sync(0xffffffffu, acc0, 1 << b);
-                    // Without bit 0 acc1 is 0 (folded into acc0 above).
-                    if (plan.bit0_selected) acc1 += __shfl_xor_sync(0xffffffffu, acc1, 1 << b);
+                for (int j = 0; j < kGroup; ++j) {
+                    const AmpPair<Real>& a = v[g + j];
+                    sum0[j] = static_cast<double>(a.x) * a.x + static_cast<double>(a.y) * a.y;
+                    sum1[j] = static_cast<double>(a.z) * a.z + static_cast<double>(a.w) * a.w;
+                    if (!plan.bit0_selected) {
+                        sum0[j] += sum1[j];
+                        sum1[j] = 0;
+                    }
                 }
-            }
-            if (plan.nonselected_warp_mask != 0) {
-                // Lanes that hold their warp's bins publish them; the warps whose
-                // unselected warp bits are zero then sum over those bits in order.
-                if (writer_lane) {
-                    warp_values[warp][0][lane] = acc0;
-                    warp_values[warp][1][lane] = acc1;
-                }
-                __syncthreads();  // all warps published before any reads
-                if (writer_lane && (warp & plan.nonselected_warp_mask) == 0) {
-                    acc0 = 0;
-                    acc1 = 0;
-                    for (unsigned w = 0; w < kWarps; ++w) {
-                        if ((w & ~plan.nonselected_warp_mask) == static_cast<unsigned>(warp)) {
-                            acc0 += warp_values[w][0][lane];
-                            acc1 += warp_values[w][1][lane];
+#pragma unroll
+                for (int b = 0; b < kLaneBits; ++b) {
+                    if ((plan.nonselected_lane_mask >> b) & 1u) {
+#pragma unroll
+                        for (int j = 0; j < kGroup; ++j) sum0[j] += __shfl_xor_sync(0xffffffffu, sum0[j], 1 << b);
+                        if (plan.bit0_selected) {
+#pragma unroll
+                            for (int j = 0; j < kGroup; ++j) sum1[j] += __shfl_xor_sync(0xffffffffu, sum1[j], 1 << b);
                         }
                     }
                 }
-                __syncthreads();  // reads done before the next segment overwrites warp_values
-            }
-            if (writer_lane && (warp & plan.nonselected_warp_mask) == 0) {
-                const std::uint64_t bin = thread_bin | sum_bin;
-                if (add_into_out) {
-                    atomicAdd(dest + bin, acc0);
-                    if (plan.bit0_selected) atomicAdd(dest + (bin | plan.bit0_bin), acc1);
-                } else {
-                    dest[bin] = acc0;
-                    if (plan.bit0_selected) dest[bin | plan.bit0_bin] = acc1;
+#pragma unroll
+                for (int j = 0; j < kGroup; ++j) {
+                    if (writer_lane) {
+                        const std::uint64_t bin = thread_bin | sum_bin;
+                        dest[bin] = sum0[j];
+                        if (plan.bit0_selected) dest[bin | plan.bit0_bin] = sum1[j];
+                    }
+                    sum_bin ^= plan.flip_bin[__ffsll(static_cast<long long>(~sum_segment)) - 1];
+                    ++sum_segment;
                 }
             }
-            acc0 = 0;
-            acc1 = 0;
-            sum_bin ^= plan.flip_bin[__ffsll(static_cast<long long>(~sum_segment)) - 1];
-            ++sum_segment;
+        } else {
+#pragma unroll
+            for (int j = 0; j < kUnroll; ++j) {
+                if (step + j >= steps) continue;
+                acc0 += static_cast<double>(v[j].x) * v[j].x + static_cast<double>(v[j].y) * v[j].y;
+                acc1 += static_cast<double>(v[j].z) * v[j].z + static_cast<double>(v[j].w) * v[j].w;
+                if (++sum_task < tasks) continue;
+                // End of a segment (the same step for every thread of the block):
+                // combine the threads that share a bin, in a fixed order.
+                sum_task = 0;
+                if (!plan.bit0_selected) {
+                    acc0 += acc1;
+                    acc1 = 0;
+                }
+#pragma unroll
+                for (int b = 0; b < kLaneBits; ++b) {
+                    if ((plan.nonselected_lane_mask >> b) & 1u) {
+                        acc0 += __shfl_xor_sync(0xffffffffu, acc0, 1 << b);
+                        // Without bit 0 acc1 is 0 (folded into acc0 above).
+                        if (plan.bit0_selected) acc1 += __shfl_xor_sync(0xffffffffu, acc1, 1 << b);
+                    }
+                }
+                if (plan.nonselected_warp_mask != 0) {
+                    // Lanes that hold their warp's bins publish them; the warps whose
+                    // unselected warp bits are zero then sum over those bits in order.
+                    if (writer_lane) {
+                        warp_values[warp][0][lane] = acc0;
+                        warp_values[warp][1][lane] = acc1;
+                    }
+                    __syncthreads();  // all warps published before any reads
+                    if (writer_lane && (warp & plan.nonselected_warp_mask) == 0) {
+                        acc0 = 0;
+                        acc1 = 0;
+                        for (unsigned w = 0; w < kWarps; ++w) {
+                            if ((w & ~plan.nonselected_warp_mask) == static_cast<unsigned>(warp)) {
+                                acc0 += warp_values[w][0][lane];
+                                acc1 += warp_values[w][1][lane];
+                            }
+                        }
+                    }
+                    __syncthreads();  // reads done before the next segment overwrites warp_values
+                }
+                if (writer_lane && (warp & plan.nonselected_warp_mask) == 0) {
+                    const std::uint64_t bin = thread_bin | sum_bin;
+                    if (add_into_out) {
+                        atomicAdd(dest + bin, acc0);
+                        if (plan.bit0_selected) atomicAdd(dest + (bin | plan.bit0_bin), acc1);
+                    } else {
+                        dest[bin] = acc0;
+                        if (plan.bit0_selected) dest[bin | plan.bit0_bin] = acc1;
+                    }
+                }
+                acc0 = 0;
+                acc1 = 0;
+                sum_bin ^= plan.flip_bin[__ffsll(static_cast<long long>(~sum_segment)) - 1];
+                ++sum_segment;
+            }
         }
     }
 }
@@ -573,6 +640,20 @@ __global__ void __launch_bounds__(kThreads) zero_bins_kernel(double* out, std::u
 // streaming kernel's blocks can start as soon as all of them have.
 constexpr std::uint64_t kMaxZeroBlocks = 1024;
 
+// Whether a plan runs bin_stationary_kernel's kStepSegments form: segments
+// of one task (no unselected bit above the warp bits, so k >= n - 9), no
+// unselected warp bit, none split, and a multiple of kUnroll steps a block.
+// These are k = n - 6 on the highest qubits in either order, for instance,
+// where the general loop ended a segment after every load, one chain of
+// shuffles after another: float n = 26, k = 20 read at 0.886 (high) and 0.855
+// (descending) of the roofline there, against 0.94 to 0.95 where segments are
+// long (low, scattered); with this form 0.925 and 0.885 (measured above
+// bin_stationary_kernel).
+bool step_segments_apply(const Plan& plan, int unroll) {
+    return plan.log_segment_tasks == 0 && plan.nonselected_warp_mask == 0 && plan.log_parts == 0 &&
+           (std::uint64_t{1} << plan.log_segments_per_block) % static_cast<std::uint64_t>(unroll) == 0;
+}
+
 // Launches a plan: the streaming kernel, and where a segment is split over
 // several blocks, what merges their bins (kMerge).
 template <class Real, int kUnroll, Merge kMerge>
@@ -582,6 +663,13 @@ void run_plan(const AmpPair<Real>* amps2, const Launch& launch, double* out) {
     }
     const std::uint64_t parts = std::uint64_t{1} << launch.plan.log_parts;
     const std::uint64_t bins = launch.plan.bins;
+    if (step_segments_apply(launch.plan, kUnroll)) {
+        // Nothing is merged, so both merges run the same kernel.
+        bin_stationary_kernel<Real, kUnroll, Merge::PartialRows, true>
+            <<<static_cast<unsigned>(launch.blocks), kThreads>>>(amps2, launch.plan, out, nullptr);
+        QMARG_CHECK_LAUNCH(bin_stationary_kernel);
+        return;
+    }
     if (parts == 1) {
         bin_stationary_kernel<Real, kUnroll, kMerge>
             <<<static_cast<unsigned>(launch.blocks), kThreads>>>(amps2, launch.plan, out, nullptr);

@@ -92,12 +92,12 @@ void marginal_probabilities_shared(const std::complex<Real>* amps, int num_qubit
                                    unsigned max_grid_blocks);
 // BinStationary (cuda/marginal_bin_stationary.cu) writes every bin, runs every
 // case and plans its launch from the qubit list itself. It takes one of two
-// paths: the transposed one (cuda/marginal_transpose.cu, declared in
-// marginal_transpose_plan.hpp) where takes_transposed_path says so (k >= n -
-// 4, n >= 12, and the measured rule next to it), the streaming one elsewhere.
-// Both are callable alone, so that the benchmark and the tests can set them
-// side by side; the streaming path runs every case, the transposed one only
-// its own.
+// paths: the transposed one (cuda/marginal_transpose.cu) where
+// takes_transposed_path says so (k >= n - 4, n >= 12, and the measured rule
+// next to it), the streaming one elsewhere. Both are callable alone
+// (marginal_transpose_plan.hpp declares them), so that the benchmark and the
+// tests can set them side by side; the streaming path runs every case, the
+// transposed one only its own.
 template <class Real>
 void marginal_probabilities_bin_stationary(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits,
                                            double* out);
@@ -106,9 +106,6 @@ void marginal_probabilities_bin_stationary(const std::complex<Real>* amps, int n
 template <class Real>
 void marginal_probabilities_bin_stationary_atomic(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits,
                                                   double* out);
-template <class Real>
-void marginal_probabilities_bin_stationary_streaming(const std::complex<Real>* amps, int num_qubits,
-                                                     const Qubits& qubits, double* out);
 template <class Real>
 void marginal_probabilities_partitioned(const std::complex<Real>* amps, int num_qubits, const QubitList& qubits,
                                         double* out, unsigned max_grid_blocks);

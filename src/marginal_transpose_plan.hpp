@@ -101,6 +101,12 @@ template <class Real>
 void marginal_probabilities_transpose(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits,
                                       double* out);
 
+// The other path, BinStationary's streaming kernel (cuda/marginal_bin_stationary.cu),
+// alone: any case, whatever takes_transposed_path says. `amps` and `out` as above.
+template <class Real>
+void marginal_probabilities_bin_stationary_streaming(const std::complex<Real>* amps, int num_qubits,
+                                                     const Qubits& qubits, double* out);
+
 // XOR of images[i] over the set bits i < count of value.
 template <class T>
 QMARG_HOST_DEVICE inline T xor_images(const T* images, std::uint64_t value, int count) {
