@@ -149,6 +149,42 @@ constexpr int step_group() {
     return std::is_same<Real, double>::value ? 4 : 2;
 }
 
+// What one load adds to a thread's two bins: |a0|^2 (index bit 0 clear) and
+// |a1|^2 (bit 0 set), in double.
+template <class Real>
+__device__ __forceinline__ void load_sums(const AmpPair<Real>& a, double& sum0, double& sum1) {
+    sum0 = static_cast<double>(a.x) * a.x + static_cast<double>(a.y) * a.y;
+    sum1 = static_cast<double>(a.z) * a.z + static_cast<double>(a.w) * a.w;
+}
+
+// The warp's part of a segment end, for N segments at once (both forms of
+// the kernel come here, so a bin gets the same additions in the same order
+// whichever form runs): without bit 0, sum1 is folded into sum0 (and left 0);
+// then each unselected lane bit, lowest first, adds the partner lane's sums,
+// one level for all N before the next.
+template <int N>
+__device__ __forceinline__ void combine_lanes(const Plan& plan, double (&sum0)[N], double (&sum1)[N]) {
+    if (!plan.bit0_selected) {
+#pragma unroll
+        for (int j = 0; j < N; ++j) {
+            sum0[j] += sum1[j];
+            sum1[j] = 0;
+        }
+    }
+#pragma unroll
+    for (int b = 0; b < kLaneBits; ++b) {
+        if ((plan.nonselected_lane_mask >> b) & 1u) {
+#pragma unroll
+            for (int j = 0; j < N; ++j) sum0[j] += __shfl_xor_sync(0xffffffffu, sum0[j], 1 << b);
+            // Without bit 0 sum1 is 0 (folded above): no shuffles for it.
+            if (plan.bit0_selected) {
+#pragma unroll
+                for (int j = 0; j < N; ++j) sum1[j] += __shfl_xor_sync(0xffffffffu, sum1[j], 1 << b);
+            }
+        }
+    }
+}
+
 template <class Real, int kUnroll, Merge kMerge, bool kStepSegments = false>
 __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<Real>* amps2, Plan plan,
                                                                   double* out, double* partials) {
@@ -180,7 +216,9 @@ __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<
     std::uint64_t load_segment = first_segment, load_index, load_inner = inner_first, load_task = 0;
     std::uint64_t sum_segment = first_segment, sum_bin, sum_task = 0;
     segment_offsets(plan, first_segment, load_index, sum_bin);
-    double acc0 = 0, acc1 = 0;
+    // The thread's sums for its two bins in the current segment (one-element
+    // arrays: combine_lanes takes N segments).
+    double acc0[1] = {0}, acc1[1] = {0};
 
     for (std::uint64_t step = 0; step < steps; step += kUnroll) {
         AmpPair<Real> v[kUnroll];
@@ -201,9 +239,8 @@ __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<
         // The first loads are in flight while the zeroing kernel finishes.
         if (kMerge == Merge::Atomic && step == 0) wait_for_previous_kernel();
         if constexpr (kStepSegments) {
-            // Each step is a segment of its own: the same additions, in the
-            // same order, as the general loop below makes at each segment
-            // end, but each shuffle level for all kUnroll steps at once, so
+            // Each step is a segment of its own: combine_lanes takes a group
+            // of them at once, each shuffle level for the whole group, so
             // that their chains of shuffles and adds overlap instead of
             // running one after another (with a segment end behind every
             // step, the general loop's tests order them). The host launches
@@ -214,26 +251,8 @@ __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<
             for (int g = 0; g < kUnroll; g += kGroup) {
                 double sum0[kGroup], sum1[kGroup];
 #pragma unroll
-                for (int j = 0; j < kGroup; ++j) {
-                    const AmpPair<Real>& a = v[g + j];
-                    sum0[j] = static_cast<double>(a.x) * a.x + static_cast<double>(a.y) * a.y;
-                    sum1[j] = static_cast<double>(a.z) * a.z + static_cast<double>(a.w) * a.w;
-                    if (!plan.bit0_selected) {
-                        sum0[j] += sum1[j];
-                        sum1[j] = 0;
-                    }
-                }
-#pragma unroll
-                for (int b = 0; b < kLaneBits; ++b) {
-                    if ((plan.nonselected_lane_mask >> b) & 1u) {
-#pragma unroll
-                        for (int j = 0; j < kGroup; ++j) sum0[j] += __shfl_xor_sync(0xffffffffu, sum0[j], 1 << b);
-                        if (plan.bit0_selected) {
-#pragma unroll
-                            for (int j = 0; j < kGroup; ++j) sum1[j] += __shfl_xor_sync(0xffffffffu, sum1[j], 1 << b);
-                        }
-                    }
-                }
+                for (int j = 0; j < kGroup; ++j) load_sums<Real>(v[g + j], sum0[j], sum1[j]);
+                combine_lanes(plan, sum0, sum1);
 #pragma unroll
                 for (int j = 0; j < kGroup; ++j) {
                     if (writer_lane) {
@@ -249,39 +268,30 @@ __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<
 #pragma unroll
             for (int j = 0; j < kUnroll; ++j) {
                 if (step + j >= steps) continue;
-                acc0 += static_cast<double>(v[j].x) * v[j].x + static_cast<double>(v[j].y) * v[j].y;
-                acc1 += static_cast<double>(v[j].z) * v[j].z + static_cast<double>(v[j].w) * v[j].w;
+                double load0, load1;
+                load_sums<Real>(v[j], load0, load1);
+                acc0[0] += load0;
+                acc1[0] += load1;
                 if (++sum_task < tasks) continue;
                 // End of a segment (the same step for every thread of the block):
                 // combine the threads that share a bin, in a fixed order.
                 sum_task = 0;
-                if (!plan.bit0_selected) {
-                    acc0 += acc1;
-                    acc1 = 0;
-                }
-#pragma unroll
-                for (int b = 0; b < kLaneBits; ++b) {
-                    if ((plan.nonselected_lane_mask >> b) & 1u) {
-                        acc0 += __shfl_xor_sync(0xffffffffu, acc0, 1 << b);
-                        // Without bit 0 acc1 is 0 (folded into acc0 above).
-                        if (plan.bit0_selected) acc1 += __shfl_xor_sync(0xffffffffu, acc1, 1 << b);
-                    }
-                }
+                combine_lanes(plan, acc0, acc1);
                 if (plan.nonselected_warp_mask != 0) {
                     // Lanes that hold their warp's bins publish them; the warps whose
                     // unselected warp bits are zero then sum over those bits in order.
                     if (writer_lane) {
-                        warp_values[warp][0][lane] = acc0;
-                        warp_values[warp][1][lane] = acc1;
+                        warp_values[warp][0][lane] = acc0[0];
+                        warp_values[warp][1][lane] = acc1[0];
                     }
                     __syncthreads();  // all warps published before any reads
                     if (writer_lane && (warp & plan.nonselected_warp_mask) == 0) {
-                        acc0 = 0;
-                        acc1 = 0;
+                        acc0[0] = 0;
+                        acc1[0] = 0;
                         for (unsigned w = 0; w < kWarps; ++w) {
                             if ((w & ~plan.nonselected_warp_mask) == static_cast<unsigned>(warp)) {
-                                acc0 += warp_values[w][0][lane];
-                                acc1 += warp_values[w][1][lane];
+                                acc0[0] += warp_values[w][0][lane];
+                                acc1[0] += warp_values[w][1][lane];
                             }
                         }
                     }
@@ -290,15 +300,15 @@ __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<
                 if (writer_lane && (warp & plan.nonselected_warp_mask) == 0) {
                     const std::uint64_t bin = thread_bin | sum_bin;
                     if (add_into_out) {
-                        atomicAdd(dest + bin, acc0);
-                        if (plan.bit0_selected) atomicAdd(dest + (bin | plan.bit0_bin), acc1);
+                        atomicAdd(dest + bin, acc0[0]);
+                        if (plan.bit0_selected) atomicAdd(dest + (bin | plan.bit0_bin), acc1[0]);
                     } else {
-                        dest[bin] = acc0;
-                        if (plan.bit0_selected) dest[bin | plan.bit0_bin] = acc1;
+                        dest[bin] = acc0[0];
+                        if (plan.bit0_selected) dest[bin | plan.bit0_bin] = acc1[0];
                     }
                 }
-                acc0 = 0;
-                acc1 = 0;
+                acc0[0] = 0;
+                acc1[0] = 0;
                 sum_bin ^= plan.flip_bin[__ffsll(static_cast<long long>(~sum_segment)) - 1];
                 ++sum_segment;
             }
@@ -649,8 +659,10 @@ constexpr std::uint64_t kMaxZeroBlocks = 1024;
 // (descending) of the roofline there, against 0.94 to 0.95 where segments are
 // long (low, scattered); with this form 0.925 and 0.885 (measured above
 // bin_stationary_kernel).
+// (A segment of one task is never split: make_plan splits only segments of
+// at least 2^kLogMinTasks tasks, and leaves at least that many a part.)
 bool step_segments_apply(const Plan& plan, int unroll) {
-    return plan.log_segment_tasks == 0 && plan.nonselected_warp_mask == 0 && plan.log_parts == 0 &&
+    return plan.log_segment_tasks == 0 && plan.nonselected_warp_mask == 0 &&
            (std::uint64_t{1} << plan.log_segments_per_block) % static_cast<std::uint64_t>(unroll) == 0;
 }
 
@@ -663,16 +675,15 @@ void run_plan(const AmpPair<Real>* amps2, const Launch& launch, double* out) {
     }
     const std::uint64_t parts = std::uint64_t{1} << launch.plan.log_parts;
     const std::uint64_t bins = launch.plan.bins;
-    if (step_segments_apply(launch.plan, kUnroll)) {
-        // Nothing is merged, so both merges run the same kernel.
-        bin_stationary_kernel<Real, kUnroll, Merge::PartialRows, true>
-            <<<static_cast<unsigned>(launch.blocks), kThreads>>>(amps2, launch.plan, out, nullptr);
-        QMARG_CHECK_LAUNCH(bin_stationary_kernel);
-        return;
-    }
     if (parts == 1) {
-        bin_stationary_kernel<Real, kUnroll, kMerge>
-            <<<static_cast<unsigned>(launch.blocks), kThreads>>>(amps2, launch.plan, out, nullptr);
+        // Nothing is merged, so the step form serves both merges.
+        if (step_segments_apply(launch.plan, kUnroll)) {
+            bin_stationary_kernel<Real, kUnroll, Merge::PartialRows, true>
+                <<<static_cast<unsigned>(launch.blocks), kThreads>>>(amps2, launch.plan, out, nullptr);
+        } else {
+            bin_stationary_kernel<Real, kUnroll, kMerge>
+                <<<static_cast<unsigned>(launch.blocks), kThreads>>>(amps2, launch.plan, out, nullptr);
+        }
         QMARG_CHECK_LAUNCH(bin_stationary_kernel);
         return;
     }

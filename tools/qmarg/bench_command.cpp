@@ -77,7 +77,6 @@
 #include "qmarg/qmarg.hpp"
 #include "qmarg_git_commit.hpp"  // QMARG_GIT_COMMIT, generated at build time
 
-
 namespace qmarg_cli {
 namespace {
 
