@@ -71,10 +71,19 @@
 // amplitudes, so that each B fragment was gathered from two of them, ptxas
 // added 2 to 3 register moves per DMMA, and k = 5..7 lost 3 to 8 % instead:
 // the B fragments must be loaded as they are used, hence X's planar layout
-// (x_real_slot). The products no longer bound the kernel alone: ncu (n = 26)
-// sees the DMMA pipe busy 47 to 56 % of the time at k = 7..10, shared with
-// the DADDs of the sums (5 %), and k = 7 runs at the power limit (about
-// 1.8 GHz where k = 8..10 keep 1.98).
+// (x_real_slot). The direct form measured again on the present shapes (16 x
+// 32 warp tiles, clusters at k = 9, 10; Re Y = Mr Xr + (-Mi) Xi with -Mi by a
+// sign flip of the loaded fragment, Im Y = Mi Xr + Mr Xi: two accumulator
+// sets, 32 to 44 fewer registers at k = 7, 8, no DADDs, a quarter fewer
+// fragment bytes per DMMA) took longer in every cell (n = 30 double, 28
+// float, four layouts, two runs each, alternating): double k = 7, 8 1.08 to
+// 1.10 times the Gauss form's time, k = 9, 10 1.12 to 1.15 (k = 6, where it
+// spilled 68 bytes, 1.13 to 1.16), float k = 6..8 1.06 to 1.10, k = 9, 10
+// 1.17 to 1.21. A third more DMMAs cost more than the DADDs they save: the
+// DMMA count, not the DADDs, is what to cut. The products no longer bound
+// the kernel alone: ncu (n = 26) sees the DMMA pipe busy 47 to 56 % of the
+// time at k = 7..10, shared with the DADDs of the sums (5 %), and k = 7 runs
+// at the power limit (about 1.8 GHz where k = 8..10 keep 1.98).
 //
 // Warp layout: the block's 8 warps form kWarpRows x kWarpCols; a warp owns 16
 // rows of the pass and kTileCols * 8 columns, so it keeps kTileCols
