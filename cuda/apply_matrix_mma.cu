@@ -74,7 +74,7 @@
 // (x_real_slot). The direct form measured again on the present shapes (16 x
 // 32 warp tiles, clusters at k = 9, 10; Re Y = Mr Xr + (-Mi) Xi with -Mi by a
 // sign flip of the loaded fragment, Im Y = Mi Xr + Mr Xi: two accumulator
-// sets, 32 to 44 fewer registers at k = 7, 8, no DADDs, a quarter fewer
+// sets, 34 to 44 fewer registers at k = 7, 8, no DADDs, a quarter fewer
 // fragment bytes per DMMA) took longer in every cell (n = 30 double, 28
 // float, four layouts, two runs each, alternating): double k = 7, 8 1.08 to
 // 1.10 times the Gauss form's time, k = 9, 10 1.12 to 1.15 (k = 6, where it
