@@ -639,12 +639,14 @@ constexpr bool dmma_by_product() {
 // column tile), its B fragment the real parts, the imaginary parts or their
 // sums of two loaded amplitudes (rows t and t + 4). The sums cost 2 DADDs per
 // column tile and 8 rows, against 3 DMMAs. The DADDs run on the DMMAs' pipe
-// and hold it about a third of a DMMA each (dmma.cuh), so they are not free:
-// but forming X's sums once per block instead, a step ahead into a sum stage
-// that the products load as a third B unit (24 DADDs per warp and step -> 12
-// at double k = 7), measured slower (n = 30 double, 28 float, two runs
-// each, alternating, every layout): double k = 6 8 to 15 %, k = 7 5 to 11 %,
-// k = 8 1 to 4 %, float k = 6 20 to 33 % (ptxas: 28 to 40 bytes of spills).
+// and hold it about a third of a DMMA each in isolation (dmma.cuh); here
+// they seem to cost less, since the direct form, without them and with a
+// third more DMMAs, measured 6 to 21 % slower (apply_matrix_mma.cu). Forming
+// X's sums once per block instead, a step ahead into a sum stage that the
+// products load as a third B unit (24 DADDs per warp and step -> 12 at
+// double k = 7), measured slower (n = 30 double, 28 float, two runs each,
+// alternating, every layout): double k = 6 8 to 15 %, k = 7 5 to 11 %, k = 8
+// 1 to 4 %, float k = 6 20 to 33 % (ptxas: 28 to 40 bytes of spills).
 // The extra fragment loads cost more than the adds they save.
 //
 // Accuracy: the real part is the direct form's. The imaginary part's error is

@@ -118,6 +118,16 @@ __device__ inline void segment_offsets(const Plan& plan, std::uint64_t segment, 
     }
 }
 
+// Steps a segment counter to the next segment and `offset` (its index or its
+// bin offset) with it: the increment flips the counter's bits up to its
+// lowest clear one, t, so the offset changes by flips[t] (Plan::flip_index,
+// Plan::flip_bin).
+__device__ __forceinline__ void next_segment(const std::uint64_t (&flips)[kMaxOuterBits], std::uint64_t& segment,
+                                             std::uint64_t& offset) {
+    offset ^= flips[__ffsll(static_cast<long long>(~segment)) - 1];
+    ++segment;
+}
+
 // How the blocks that share a segment (plan.log_parts > 0) combine their bins.
 enum class Merge {
     // Each block writes its bins to its own partial row, and a second pass
@@ -229,8 +239,7 @@ __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<
                 if (++load_task == tasks) {
                     load_task = 0;
                     load_inner = inner_first;
-                    load_index ^= plan.flip_index[__ffsll(static_cast<long long>(~load_segment)) - 1];
-                    ++load_segment;
+                    next_segment(plan.flip_index, load_segment, load_index);
                 } else {
                     load_inner = ((load_inner | not_inner) + 1) & plan.inner_mask;  // next subset of inner_mask
                 }
@@ -260,8 +269,7 @@ __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<
                         dest[bin] = sum0[j];
                         if (plan.bit0_selected) dest[bin | plan.bit0_bin] = sum1[j];
                     }
-                    sum_bin ^= plan.flip_bin[__ffsll(static_cast<long long>(~sum_segment)) - 1];
-                    ++sum_segment;
+                    next_segment(plan.flip_bin, sum_segment, sum_bin);
                 }
             }
         } else {
@@ -309,8 +317,7 @@ __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<
                 }
                 acc0[0] = 0;
                 acc1[0] = 0;
-                sum_bin ^= plan.flip_bin[__ffsll(static_cast<long long>(~sum_segment)) - 1];
-                ++sum_segment;
+                next_segment(plan.flip_bin, sum_segment, sum_bin);
             }
         }
     }
