@@ -85,6 +85,11 @@ struct Plan {
     int log_segment_tasks;           // tasks a block runs per segment: min(u, log tau)
     int log_segments_per_block;      // M
     int log_parts;                   // P: blocks sharing one segment (then M = 0)
+    // Atomic merge only: part p adds into copy (p & copy_mask) of the bins,
+    // copy_stride doubles apart (0 and 0 where the blocks add into `out`
+    // itself; run_plan sets them for the copies of the output).
+    std::uint64_t copy_mask = 0;
+    std::uint64_t copy_stride = 0;
 };
 
 // Programmatic dependent launch (sm_90): the kernels of the second pass are
@@ -213,9 +218,12 @@ __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<
     const std::uint64_t tasks = std::uint64_t{1} << plan.log_segment_tasks;
     const std::uint64_t steps = tasks << plan.log_segments_per_block;  // (segment, task) pairs of this block
     // Atomic merge: the blocks of a segment add into `out` (zeroed by the
-    // kernel before this one, which is waited for before the first addition).
+    // kernel before this one, which is waited for before the first addition),
+    // or into their copy of it.
     const bool add_into_out = kMerge == Merge::Atomic && log_parts != 0;
-    double* dest = log_parts && !add_into_out ? partials + part * plan.bins : out;
+    double* dest = add_into_out ? out + (part & plan.copy_mask) * plan.copy_stride
+                   : log_parts  ? partials + part * plan.bins
+                                : out;
     // The first inner offset of this block's part of its segment.
     const std::uint64_t inner_first = deposit_bits(part << plan.log_segment_tasks, plan.inner_mask);
     const std::uint64_t not_inner = ~plan.inner_mask;
@@ -653,6 +661,19 @@ __global__ void __launch_bounds__(kThreads) zero_bins_kernel(double* out, std::u
     for (std::uint64_t b = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; b < bins; b += stride)
         out[b] = 0;
 }
+// Adds the copies of the output that the atomic merge added into (copies
+// rows, `stride` doubles apart) into `out`, a thread per bin, copy 0 first.
+__global__ void __launch_bounds__(kThreads) sum_copies_kernel(const double* copies_of_out, std::uint64_t bins,
+                                                              std::uint64_t copies, std::uint64_t stride,
+                                                              double* out) {
+    launch_dependents();
+    wait_for_previous_kernel();
+    const std::uint64_t bin = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (bin >= bins) return;
+    double sum = 0;
+    for (std::uint64_t c = 0; c < copies; ++c) sum += copies_of_out[c * stride + bin];
+    out[bin] = sum;
+}
 // At most this many zeroing blocks: one wave on an H100, so that the
 // streaming kernel's blocks can start as soon as all of them have.
 constexpr std::uint64_t kMaxZeroBlocks = 1024;
@@ -695,12 +716,24 @@ void run_plan(const AmpPair<Real>* amps2, const Launch& launch, double* out) {
         return;
     }
     if constexpr (kMerge == Merge::Atomic) {
-        const std::uint64_t zero_blocks = std::min(kMaxZeroBlocks, (bins + kThreads - 1) / kThreads);
-        zero_bins_kernel<<<static_cast<unsigned>(zero_blocks), kThreads>>>(out, bins);
+        // The blocks add into `out` itself, or into copies of it that a last
+        // kernel adds up (choose_merge says where that pays).
+        const std::uint64_t copies = launch.plan.copy_mask + 1;
+        const std::uint64_t added_bins = copies == 1 ? bins : copies * launch.plan.copy_stride;
+        DeviceArray<double> copies_of_out(copies == 1 ? 0 : added_bins, "BinStationaryAtomic copies of the bins");
+        double* const added = copies == 1 ? out : copies_of_out.data();
+        const std::uint64_t zero_blocks = std::min(kMaxZeroBlocks, (added_bins + kThreads - 1) / kThreads);
+        zero_bins_kernel<<<static_cast<unsigned>(zero_blocks), kThreads>>>(added, added_bins);
         QMARG_CHECK_LAUNCH(zero_bins_kernel);
         DependentLaunch streaming(launch.blocks, kThreads);
         QMARG_CUDA_CHECK(cudaLaunchKernelEx(&streaming.config, bin_stationary_kernel<Real, kUnroll, kMerge>, amps2,
-                                            launch.plan, out, static_cast<double*>(nullptr)));
+                                            launch.plan, added, static_cast<double*>(nullptr)));
+        if (copies > 1) {
+            DependentLaunch sum((bins + kThreads - 1) / kThreads, kThreads);
+            QMARG_CUDA_CHECK(cudaLaunchKernelEx(&sum.config, sum_copies_kernel, static_cast<const double*>(added),
+                                                bins, copies, launch.plan.copy_stride, out));
+        }
+        // `copies_of_out` goes back to the stream-ordered pool after the kernels that use it.
         return;
     }
     // Partial rows, then levels that add groups of rows, until one row is
@@ -782,11 +815,38 @@ bool atomic_merge_pays(int num_qubits, int k, const Launch& launch) {
     return log_meeting <= num_qubits - kLogAtomicShare + few_blocks;
 }
 
+// Whether BinStationaryAtomic's blocks add into copies of the output, which
+// a last kernel adds up, rather than into the output itself: on the plan of
+// few parts (one wave of blocks, n <= kFewPartsMaxQubits) whose one segment
+// is split into parts that meet on the same bins at least 2^kLogCopiesMeeting
+// times per KiB of the output. There the parts finish together and the L2
+// serialises their atomics on those lines at the end of the call; with
+// 2^kLogCopies copies a KiB or more apart they go to other lines, for the
+// price of one more kernel (about 2 to 4 us). Measured on an H100 (n = 20..26,
+// k = 3..8, five layouts, both precisions, two runs each, alternating with the
+// rule before, which ran these cells with atomics into the output or with
+// partial rows): float n = 24, k = 8 lowest qubits 0.826 -> 0.873, k = 5
+// scattered 0.84 -> 0.87, k = 6 lowest 0.86 -> 0.88, k = 5 random 0.88 ->
+// 0.86 (the one loss); n = 22, k = 5, 6, 8 0.66-0.67 -> 0.70-0.73 (double
+// 0.77-0.80 -> 0.81-0.84); n = 20, k = 6, 8 lowest +0.04 to +0.07; float
+// n = 26, k = 8 lowest 0.92 -> 0.94; double n = 24 level. Forced where the
+// parts meet less often or split several segments, the copies lost 0.03 to
+// 0.1 (float n = 22, k = 3 lowest 0.80 -> 0.72; n = 24, k = 4 lowest 0.91
+// -> 0.88).
+constexpr int kLogCopies = 3;
+constexpr int kLogCopiesMeeting = 14;
+bool copies_of_output_pay(int num_qubits, int k, const Launch& few) {
+    const int log_meeting = few.plan.log_parts + std::min(k, kLogBinsPerKib);
+    return num_qubits <= kFewPartsMaxQubits && few.plan.outer_bits == 0 && few.plan.log_parts >= kLogCopies &&
+           log_meeting >= kLogCopiesMeeting;
+}
+
 // The plan a call runs and how it merges split segments. BinStationary runs
 // the plan of few parts with partial rows. BinStationaryAtomic runs the plan
 // of many parts where atomics pay on it and it has more than 2^kLogFewBlocks
-// blocks, and otherwise the plan of few parts, with atomics where they pay
-// there too (else exactly BinStationary). Many parts pay for their atomics
+// blocks, and otherwise the plan of few parts, with atomics into copies of
+// the output where copies_of_output_pay, into the output itself where
+// atomic_merge_pays (else exactly BinStationary). Many parts pay for their atomics
 // only where their blocks come in several waves: measured on an H100 (n =
 // 22..26, both precisions, the cells where atomics pay on many parts), few
 // parts were level or ahead wherever many parts meant at most 2^10 blocks
@@ -805,7 +865,12 @@ MergePlan choose_merge(int num_qubits, const Qubits& qubits, bool atomics_allowe
             return {many, Parts::Many, true};
         }
     }
-    const Launch few = cached_plan(num_qubits, qubits, Parts::Few);
+    Launch few = cached_plan(num_qubits, qubits, Parts::Few);
+    if (atomics_allowed && copies_of_output_pay(num_qubits, k, few)) {
+        few.plan.copy_mask = (std::uint64_t{1} << kLogCopies) - 1;
+        few.plan.copy_stride = std::max(few.plan.bins, std::uint64_t{1} << kLogBinsPerKib);
+        return {few, Parts::Few, true};
+    }
     return {few, Parts::Few, atomics_allowed && atomic_merge_pays(num_qubits, k, few)};
 }
 
@@ -850,6 +915,7 @@ AtomicMerge bin_stationary_atomic_merge(int num_qubits, const Qubits& qubits, bo
     }
     const MergePlan chosen = choose_merge(num_qubits, qubits, true);
     if (!chosen.atomic) return AtomicMerge::None;
+    if (chosen.launch.plan.copy_mask != 0) return AtomicMerge::CopiesOfOutput;
     return chosen.parts == Parts::Many ? AtomicMerge::ManyParts : AtomicMerge::FewParts;
 }
 

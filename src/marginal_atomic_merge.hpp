@@ -9,7 +9,7 @@ namespace qmarg {
 namespace gpu {
 
 // How BinStationaryAtomic merges a case's split segments (the rule is
-// choose_merge and atomic_merge_pays, next to their definitions).
+// choose_merge, atomic_merge_pays and copies_of_output_pay, next to their definitions).
 enum class AtomicMerge {
     // It runs exactly what BinStationary runs, with the same bits: no segment
     // is split (or the case takes the transposed path or the small-state
@@ -20,6 +20,10 @@ enum class AtomicMerge {
     // Atomics on BinStationary's plan of few parts, where they do not pay on
     // many parts or many parts are at most 2^10 blocks.
     FewParts,
+    // Atomics on the plan of few parts into 8 copies of the output, which a
+    // last kernel adds up: where that plan's one segment is split into parts
+    // that would meet on the same lines of the output too often.
+    CopiesOfOutput,
 };
 AtomicMerge bin_stationary_atomic_merge(int num_qubits, const Qubits& qubits, bool single_precision);
 

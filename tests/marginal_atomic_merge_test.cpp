@@ -3,7 +3,8 @@
 // bitwise equal to BinStationary's where it does not (the same kernels run).
 // States of n = 12..24 qubits, fresh and random; the qubit lists are the
 // benchmark's layouts plus random ones, so that every outcome of the rule
-// (no atomics, atomics on many parts, atomics on few parts) occurs. Failures
+// (no atomics, atomics on many parts, on few parts, into copies of the
+// output) occurs. Failures
 // name the seed, n and the qubit list.
 #include <cstring>
 #include <random>
@@ -48,9 +49,12 @@ using qmarg::gpu::bin_stationary_atomic_merge;
 // The rule where it was measured (n = 22, 24, cuda/marginal_bin_stationary.cu):
 // atomics on many parts for one or two bins and for many bins on high
 // qubits, where many parts are 4096 blocks; on few parts where many parts
-// would meet on 8 to 32 bins, or are only 1024 blocks (n = 22); partial rows
-// where even few parts meet on 256 bins; nothing to merge where no segment
-// is split, on the transposed path and on the small-state kernel.
+// would meet on 8 to 32 bins, or are only 1024 blocks (n = 22); into copies
+// of the output where the few parts of one segment meet on 32 bins or more
+// (the lowest 5 or 8 qubits); partial rows where few parts of several
+// segments meet on 128 bins (the lowest 10 qubits at n = 22); nothing to
+// merge where no segment is split, on the transposed path and on the
+// small-state kernel.
 TEST(MarginalAtomicMergeRule, MergesWithAtomicsWhereThatWasMeasuredFaster) {
     for (bool single : {false, true}) {
         SCOPED_TRACE(single ? "float" : "double");
@@ -61,9 +65,12 @@ TEST(MarginalAtomicMergeRule, MergesWithAtomicsWhereThatWasMeasuredFaster) {
         EXPECT_EQ(AtomicMerge::ManyParts, bin_stationary_atomic_merge(30, {0}, single));
         EXPECT_EQ(AtomicMerge::FewParts, bin_stationary_atomic_merge(22, {0}, single));
         EXPECT_EQ(AtomicMerge::FewParts, bin_stationary_atomic_merge(24, lowest(3), single));
-        EXPECT_EQ(AtomicMerge::FewParts, bin_stationary_atomic_merge(24, lowest(5), single));
+        EXPECT_EQ(AtomicMerge::FewParts, bin_stationary_atomic_merge(24, lowest(4), single));
         EXPECT_EQ(AtomicMerge::FewParts, bin_stationary_atomic_merge(24, highest(24, 3), single));
-        EXPECT_EQ(AtomicMerge::None, bin_stationary_atomic_merge(24, lowest(8), single));
+        EXPECT_EQ(AtomicMerge::CopiesOfOutput, bin_stationary_atomic_merge(24, lowest(5), single));
+        EXPECT_EQ(AtomicMerge::CopiesOfOutput, bin_stationary_atomic_merge(24, lowest(8), single));
+        EXPECT_EQ(AtomicMerge::CopiesOfOutput, bin_stationary_atomic_merge(22, lowest(6), single));
+        EXPECT_EQ(AtomicMerge::None, bin_stationary_atomic_merge(22, lowest(10), single));
         EXPECT_EQ(AtomicMerge::None, bin_stationary_atomic_merge(24, highest(24, 16), single));  // no segment split
         EXPECT_EQ(AtomicMerge::None, bin_stationary_atomic_merge(24, lowest(24), single));       // the transposed path
         EXPECT_EQ(AtomicMerge::None, bin_stationary_atomic_merge(8, {0}, single));  // the small-state kernel
@@ -81,7 +88,7 @@ TYPED_TEST(MarginalAtomicMergeTest, MatchesTheCpuReferenceAndBinStationaryElsewh
     const bool single = std::is_same<TypeParam, float>::value;
     const MarginalOptions atomic{MarginalStrategy::BinStationaryAtomic};
     const MarginalOptions engine{MarginalStrategy::BinStationary};
-    int outcomes[3] = {0, 0, 0};  // indexed by AtomicMerge
+    int outcomes[4] = {0, 0, 0, 0};  // indexed by AtomicMerge
     for (int n = 12; n <= 24; n += 2) {
         StateVector<TypeParam> gpu(n, Device::Gpu);
         gpu.set_random_state(rng());
@@ -110,6 +117,7 @@ TYPED_TEST(MarginalAtomicMergeTest, MatchesTheCpuReferenceAndBinStationaryElsewh
     EXPECT_GE(outcomes[static_cast<int>(AtomicMerge::None)], 10);
     EXPECT_GE(outcomes[static_cast<int>(AtomicMerge::ManyParts)], 3);
     EXPECT_GE(outcomes[static_cast<int>(AtomicMerge::FewParts)], 20);
+    EXPECT_GE(outcomes[static_cast<int>(AtomicMerge::CopiesOfOutput)], 4);
 }
 
 #endif  // QMARG_TESTS_WITH_CUDA
