@@ -87,7 +87,7 @@ struct Plan {
     int log_parts;                   // P: blocks sharing one segment (then M = 0)
     // Atomic merge only: part p adds into copy (p & copy_mask) of the bins,
     // copy_stride doubles apart (0 and 0 where the blocks add into `out`
-    // itself; run_plan sets them for the copies of the output).
+    // itself; choose_merge sets them for the copies of the output).
     std::uint64_t copy_mask = 0;
     std::uint64_t copy_stride = 0;
 };
@@ -846,12 +846,12 @@ bool copies_of_output_pay(int num_qubits, int k, const Launch& few) {
 // of many parts where atomics pay on it and it has more than 2^kLogFewBlocks
 // blocks, and otherwise the plan of few parts, with atomics into copies of
 // the output where copies_of_output_pay, into the output itself where
-// atomic_merge_pays (else exactly BinStationary). Many parts pay for their atomics
-// only where their blocks come in several waves: measured on an H100 (n =
-// 22..26, both precisions, the cells where atomics pay on many parts), few
-// parts were level or ahead wherever many parts meant at most 2^10 blocks
-// (up to 0.06 ahead, at most 0.025 behind, in 96 cells) and behind in 40 of
-// the 136 cells with more (up to 0.08).
+// atomic_merge_pays (else exactly BinStationary). Many parts pay for their
+// atomics only where their blocks come in several waves: measured on an
+// H100 (n = 22..26, both precisions, the cells where atomics pay on many
+// parts), few parts were level or ahead wherever many parts meant at most
+// 2^10 blocks (up to 0.06 ahead, at most 0.025 behind, in 96 cells) and
+// behind in 40 of the 136 cells with more (up to 0.08).
 struct MergePlan {
     Launch launch;
     Parts parts;

@@ -9,7 +9,8 @@ namespace qmarg {
 namespace gpu {
 
 // How BinStationaryAtomic merges a case's split segments (the rule is
-// choose_merge, atomic_merge_pays and copies_of_output_pay, next to their definitions).
+// choose_merge, atomic_merge_pays and copies_of_output_pay, next to their
+// definitions).
 enum class AtomicMerge {
     // It runs exactly what BinStationary runs, with the same bits: no segment
     // is split (or the case takes the transposed path or the small-state
