@@ -332,20 +332,21 @@ __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<
 }
 
 // One level of the fixed-order second pass. `in` holds `parts` rows of `bins`
-// partial sums; thread (group, bin) adds rows [group*per_group, +per_group) in
-// order into out[group][bin]. Neighbouring threads take neighbouring bins, so
-// every row is read coalesced.
-__global__ void sum_rows_kernel(const double* in, std::uint64_t bins, std::uint64_t groups, std::uint64_t per_group,
-                                double* out) {
+// partial sums, `row_stride` doubles apart (`bins`; further for the atomic
+// merge's copies of the output); thread (group, bin) adds rows
+// [group*per_group, +per_group) in order into out[group][bin]. Neighbouring
+// threads take neighbouring bins, so every row is read coalesced.
+__global__ void sum_rows_kernel(const double* in, std::uint64_t bins, std::uint64_t row_stride, std::uint64_t groups,
+                                std::uint64_t per_group, double* out) {
     launch_dependents();
     wait_for_previous_kernel();
     const std::uint64_t id = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (id >= groups * bins) return;
     const std::uint64_t bin = id % bins;
     const std::uint64_t group = id / bins;
-    const double* row = in + group * per_group * bins + bin;
+    const double* row = in + group * per_group * row_stride + bin;
     double sum = 0;
-    for (std::uint64_t p = 0; p < per_group; ++p) sum += row[p * bins];
+    for (std::uint64_t p = 0; p < per_group; ++p) sum += row[p * row_stride];
     out[id] = sum;
 }
 
@@ -661,19 +662,6 @@ __global__ void __launch_bounds__(kThreads) zero_bins_kernel(double* out, std::u
     for (std::uint64_t b = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; b < bins; b += stride)
         out[b] = 0;
 }
-// Adds the copies of the output that the atomic merge added into (copies
-// rows, `stride` doubles apart) into `out`, a thread per bin, copy 0 first.
-__global__ void __launch_bounds__(kThreads) sum_copies_kernel(const double* copies_of_out, std::uint64_t bins,
-                                                              std::uint64_t copies, std::uint64_t stride,
-                                                              double* out) {
-    launch_dependents();
-    wait_for_previous_kernel();
-    const std::uint64_t bin = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (bin >= bins) return;
-    double sum = 0;
-    for (std::uint64_t c = 0; c < copies; ++c) sum += copies_of_out[c * stride + bin];
-    out[bin] = sum;
-}
 // At most this many zeroing blocks: one wave on an H100, so that the
 // streaming kernel's blocks can start as soon as all of them have.
 constexpr std::uint64_t kMaxZeroBlocks = 1024;
@@ -730,8 +718,8 @@ void run_plan(const AmpPair<Real>* amps2, const Launch& launch, double* out) {
                                             launch.plan, added, static_cast<double*>(nullptr)));
         if (copies > 1) {
             DependentLaunch sum((bins + kThreads - 1) / kThreads, kThreads);
-            QMARG_CUDA_CHECK(cudaLaunchKernelEx(&sum.config, sum_copies_kernel, static_cast<const double*>(added),
-                                                bins, copies, launch.plan.copy_stride, out));
+            QMARG_CUDA_CHECK(cudaLaunchKernelEx(&sum.config, sum_rows_kernel, static_cast<const double*>(added), bins,
+                                                launch.plan.copy_stride, std::uint64_t{1}, copies, out));
         }
         // `copies_of_out` goes back to the stream-ordered pool after the kernels that use it.
         return;
@@ -761,7 +749,7 @@ void run_plan(const AmpPair<Real>* amps2, const Launch& launch, double* out) {
         } else {
             DependentLaunch sum((level.groups * bins + kThreads - 1) / kThreads, kThreads);
             QMARG_CUDA_CHECK(
-                cudaLaunchKernelEx(&sum.config, sum_rows_kernel, in, bins, level.groups, per_group, level_out));
+                cudaLaunchKernelEx(&sum.config, sum_rows_kernel, in, bins, bins, level.groups, per_group, level_out));
         }
         in = level_out;
         next += level.groups * bins;
@@ -835,10 +823,11 @@ bool atomic_merge_pays(int num_qubits, int k, const Launch& launch) {
 // -> 0.88).
 constexpr int kLogCopies = 3;
 constexpr int kLogCopiesMeeting = 14;
+// So a plan that meets that often has at least as many parts as copies.
+static_assert(kLogCopiesMeeting - kLogBinsPerKib >= kLogCopies, "every copy receives a part");
 bool copies_of_output_pay(int num_qubits, int k, const Launch& few) {
     const int log_meeting = few.plan.log_parts + std::min(k, kLogBinsPerKib);
-    return num_qubits <= kFewPartsMaxQubits && few.plan.outer_bits == 0 && few.plan.log_parts >= kLogCopies &&
-           log_meeting >= kLogCopiesMeeting;
+    return num_qubits <= kFewPartsMaxQubits && few.plan.outer_bits == 0 && log_meeting >= kLogCopiesMeeting;
 }
 
 // The plan a call runs and how it merges split segments. BinStationary runs
