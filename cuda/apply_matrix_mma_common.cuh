@@ -647,7 +647,15 @@ constexpr bool dmma_by_product() {
 // double k = 7), measured slower (n = 30 double, 28 float, two runs each,
 // alternating, every layout): double k = 6 8 to 15 %, k = 7 5 to 11 %, k = 8
 // 1 to 4 %, float k = 6 20 to 33 % (ptxas: 28 to 40 bytes of spills).
-// The extra fragment loads cost more than the adds they save.
+// The extra fragment loads cost more than the adds they save. So in the
+// cluster kernel, whose X chunks pass through registers anyway: each thread
+// took a real and an imaginary unit of one column, added them and stored
+// the sum as a third unit into the X stage (24 units a column, odd columns
+// swizzled; 16 DADDs fewer and 8 more 16-byte loads per warp and step, 6
+// to 7 registers fewer, no spills). Correct, racecheck clean, and slower
+// (n = 30 double, 28 float, four layouts, two runs each, alternating, time
+// against the DADDs here): double k = 9 0.99 to 1.01, k = 10 1.01 to 1.03,
+// float k = 9 1.00 to 1.04, k = 10 1.04 to 1.05.
 //
 // Accuracy: the real part is the direct form's. The imaginary part's error is
 // bounded by a few units in the last place of (|Mr| + |Mi|)(|Xr| + |Xi|)
