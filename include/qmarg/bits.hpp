@@ -69,6 +69,18 @@ QMARG_HOST_DEVICE inline std::uint64_t deposit_bits(std::uint64_t value, std::ui
     return out;
 }
 
+// The inverse of deposit_bits: the bits of `value` at the set bits of `mask`,
+// lowest first, packed into the low bits (x86's PEXT).
+QMARG_HOST_DEVICE inline std::uint64_t extract_bits(std::uint64_t value, std::uint64_t mask) {
+    std::uint64_t out = 0;
+    for (std::uint64_t bit = 1; mask != 0; bit <<= 1) {
+        const std::uint64_t lowest = mask & (~mask + 1);
+        if (value & lowest) out |= bit;
+        mask ^= lowest;
+    }
+    return out;
+}
+
 // Inserts a zero bit at each position in `sorted_qubits` (ascending) into
 // `compact`: maps a counter over the 2^(n-k) assignments of the other qubits to
 // the amplitude index whose listed qubits are all 0.
