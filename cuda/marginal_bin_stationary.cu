@@ -90,6 +90,18 @@ struct Plan {
     // itself; choose_merge sets them for the copies of the output).
     std::uint64_t copy_mask = 0;
     std::uint64_t copy_stride = 0;
+    // Atomic merge only, where gather_atomics: a block's bins are the bins of
+    // its segment with any values of gather_mask, the bin bits that index
+    // bit 0, the lane bits and the warp bits select. Its writer lanes store
+    // their sums in shared memory at their bins' ranks (the gather_mask bits
+    // of the bin, packed: lane_rank | warp_rank, | bit0_rank for acc1), and
+    // thread r adds rank r's sum, so that each warp's atomics cover 32
+    // neighbouring ranks in one instruction (gather_atomics_pay).
+    int gather_atomics = 0;
+    std::uint64_t gather_mask = 0;
+    std::uint16_t lane_rank[32];
+    std::uint16_t warp_rank[kWarps];
+    std::uint16_t bit0_rank;
 };
 
 // Programmatic dependent launch (sm_90): the kernels of the second pass are
@@ -313,7 +325,21 @@ __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<
                     }
                     __syncthreads();  // reads done before the next segment overwrites warp_values
                 }
-                if (writer_lane && (warp & plan.nonselected_warp_mask) == 0) {
+                if (add_into_out && plan.gather_atomics) {
+                    // The block's only segment end (a split segment is one
+                    // per block), so warp_values is not reused after this.
+                    double* ranked = &warp_values[0][0][0];
+                    if (writer_lane && (warp & plan.nonselected_warp_mask) == 0) {
+                        const unsigned rank = plan.lane_rank[lane] | plan.warp_rank[warp];
+                        ranked[rank] = acc0[0];
+                        if (plan.bit0_selected) ranked[rank | plan.bit0_rank] = acc1[0];
+                    }
+                    __syncthreads();  // every rank stored before any is added
+                    const unsigned ranks = 1u << __popcll(plan.gather_mask);
+                    for (unsigned r = threadIdx.x; r < ranks; r += kThreads) {
+                        atomicAdd(dest + (sum_bin | deposit_bits(r, plan.gather_mask)), ranked[r]);
+                    }
+                } else if (writer_lane && (warp & plan.nonselected_warp_mask) == 0) {
                     const std::uint64_t bin = thread_bin | sum_bin;
                     if (add_into_out) {
                         atomicAdd(dest + bin, acc0[0]);
@@ -469,7 +495,45 @@ constexpr int kFewPartsMaxQubits = 26;
 struct Launch {
     Plan plan;
     std::uint64_t blocks;
+    int log_segments_per_line;  // segments whose bins share the line of bin 0 (outer bits below bin bit 4)
 };
+constexpr std::uint64_t kBinsPerLine = 16;  // doubles in a 128-byte line
+
+// Whether a block of the atomic merge gathers its bins in shared memory and
+// adds them from consecutive threads (Plan::gather_atomics), instead of
+// each writer warp adding its own bins, one instruction for a lane's first
+// bin and one for its second (bit 0): where every warp of a block writes (8
+// or 16 instructions; gathered, 1 to 8) and at least 2^8 blocks add into
+// the line of bin 0 (the parts of its segments, over the copies of the
+// output). The atomics of one instruction that fall into one line reach the
+// L2 together. Measured on an H100 (BinStationaryAtomic, n = 20..26, k =
+// 1..6 and 8, five layouts, both precisions, against each warp adding its
+// own bins). Gathering wherever it saves instructions: float n = 22, k = 4 on
+// qubits 0, 7, 14, 21 (16 instructions, 512 blocks on one line) 0.644 ->
+// 0.794 of the read roofline, double 0.768 -> 0.882; k = 3 and 4 on the
+// highest, descending or scattered qubits +0.02 to +0.07 at n = 20, 22;
+// float n = 24, k = 4 scattered 0.868 -> 0.900; but with 1 to 4
+// instructions (k = 1, 2) or 2^5 to 2^7 blocks a line (k = 6, 8 on high
+// qubits) the barrier before the gathered atomics cost up to 0.025. With
+// this rule, in a second run: the gains again (float n = 22, k = 4
+// scattered 0.639 -> 0.788, n = 24 0.869 -> 0.908, n = 26 0.923 -> 0.967;
+// double n = 22 0.768 -> 0.883), no cell worse by more than the run's noise
+// (0.026 at float n = 22, in a cell whose plan and merge did not change),
+// the median per n and precision 0.985 to 1.008 of the time before.
+constexpr int kLogGatherMinBlocksPerLine = 8;
+constexpr int kGatherMinInstructions = 8;
+bool gather_atomics_pay(const Launch& launch, int log_copies) {
+    static_assert(kWarps * 2 * 32 >= (1 << kIdentityBits), "warp_values holds a rank for every identity bin");
+    const Plan& plan = launch.plan;
+    // A split segment's blocks run one segment each, which the kernel's gathering relies on.
+    if (plan.log_parts == 0 || plan.log_segments_per_block != 0) return false;
+    const int instructions = (kWarps >> __builtin_popcount(plan.nonselected_warp_mask)) * (1 + plan.bit0_selected);
+    const int gathered = std::max(1, (1 << __builtin_popcountll(plan.gather_mask)) / 32);
+    const int log_blocks_per_line = plan.log_parts + launch.log_segments_per_line - log_copies;
+    return instructions >= kGatherMinInstructions && gathered < instructions &&
+           log_blocks_per_line >= kLogGatherMinBlocksPerLine;
+}
+
 
 Launch make_plan(int n, const Qubits& qubits, Parts parts) {
     const int k = static_cast<int>(qubits.size());
@@ -561,6 +625,18 @@ Launch make_plan(int n, const Qubits& qubits, Parts parts) {
         plan.log_parts = 0;
     }
     launch.blocks = std::uint64_t{1} << (plan.outer_bits - plan.log_segments_per_block + plan.log_parts);
+
+    plan.gather_mask = plan.bit0_bin;
+    for (int lane = 0; lane < 32; ++lane) plan.gather_mask |= plan.lane_bin[lane];
+    for (int w = 0; w < kWarps; ++w) plan.gather_mask |= plan.warp_bin[w];
+    for (int lane = 0; lane < 32; ++lane)
+        plan.lane_rank[lane] = static_cast<std::uint16_t>(extract_bits(plan.lane_bin[lane], plan.gather_mask));
+    for (int w = 0; w < kWarps; ++w)
+        plan.warp_rank[w] = static_cast<std::uint16_t>(extract_bits(plan.warp_bin[w], plan.gather_mask));
+    plan.bit0_rank = static_cast<std::uint16_t>(extract_bits(plan.bit0_bin, plan.gather_mask));
+    for (int bit : outer) {
+        if (bin_of[bit] < kBinsPerLine) ++launch.log_segments_per_line;
+    }
     return launch;
 }
 
@@ -849,8 +925,9 @@ struct MergePlan {
 MergePlan choose_merge(int num_qubits, const Qubits& qubits, bool atomics_allowed) {
     const int k = static_cast<int>(qubits.size());
     if (atomics_allowed) {
-        const Launch many = cached_plan(num_qubits, qubits, Parts::Many);
+        Launch many = cached_plan(num_qubits, qubits, Parts::Many);
         if (many.blocks > (std::uint64_t{1} << kLogFewBlocks) && atomic_merge_pays(num_qubits, k, many)) {
+            many.plan.gather_atomics = gather_atomics_pay(many, 0);
             return {many, Parts::Many, true};
         }
     }
@@ -858,9 +935,12 @@ MergePlan choose_merge(int num_qubits, const Qubits& qubits, bool atomics_allowe
     if (atomics_allowed && copies_of_output_pay(num_qubits, k, few)) {
         few.plan.copy_mask = (std::uint64_t{1} << kLogCopies) - 1;
         few.plan.copy_stride = std::max(few.plan.bins, std::uint64_t{1} << kLogBinsPerKib);
+        few.plan.gather_atomics = gather_atomics_pay(few, kLogCopies);
         return {few, Parts::Few, true};
     }
-    return {few, Parts::Few, atomics_allowed && atomic_merge_pays(num_qubits, k, few)};
+    const bool atomic = atomics_allowed && atomic_merge_pays(num_qubits, k, few);
+    few.plan.gather_atomics = atomic && gather_atomics_pay(few, 0);
+    return {few, Parts::Few, atomic};
 }
 
 template <class Real, Merge kMerge>
@@ -906,6 +986,11 @@ AtomicMerge bin_stationary_atomic_merge(int num_qubits, const Qubits& qubits, bo
     if (!chosen.atomic) return AtomicMerge::None;
     if (chosen.launch.plan.copy_mask != 0) return AtomicMerge::CopiesOfOutput;
     return chosen.parts == Parts::Many ? AtomicMerge::ManyParts : AtomicMerge::FewParts;
+}
+
+bool bin_stationary_atomics_gathered(int num_qubits, const Qubits& qubits, bool single_precision) {
+    if (bin_stationary_atomic_merge(num_qubits, qubits, single_precision) == AtomicMerge::None) return false;
+    return choose_merge(num_qubits, qubits, true).launch.plan.gather_atomics != 0;
 }
 
 template <class Real>

@@ -76,6 +76,27 @@ TEST(MarginalAtomicMergeRule, MergesWithAtomicsWhereThatWasMeasuredFaster) {
     }
 }
 
+// Gathered atomics where every warp of a block writes and 512 blocks add into
+// one line (qubit 0 and one bin a warp; one bin a warp), not where a block's
+// atomics take one or two instructions, where fewer blocks meet on a line
+// (the highest 6 qubits of 22: 2^7; the copies of the output: 2^6 a copy),
+// nor where nothing is merged with atomics.
+TEST(MarginalAtomicMergeRule, GathersAtomicsWhereManyInstructionsMeetOnALine) {
+    using qmarg::gpu::bin_stationary_atomics_gathered;
+    for (bool single : {false, true}) {
+        SCOPED_TRACE(single ? "float" : "double");
+        EXPECT_TRUE(bin_stationary_atomics_gathered(22, {0, 7, 14, 21}, single));
+        EXPECT_TRUE(bin_stationary_atomics_gathered(24, {0, 7, 15, 23}, single));
+        EXPECT_TRUE(bin_stationary_atomics_gathered(22, highest(22, 3), single));
+        EXPECT_TRUE(bin_stationary_atomics_gathered(22, {21, 20, 19, 18}, single));
+        EXPECT_FALSE(bin_stationary_atomics_gathered(22, {0}, single));
+        EXPECT_FALSE(bin_stationary_atomics_gathered(22, lowest(4), single));
+        EXPECT_FALSE(bin_stationary_atomics_gathered(22, highest(22, 6), single));
+        EXPECT_FALSE(bin_stationary_atomics_gathered(22, {0, 5, 10, 15, 21}, single));  // copies of the output
+        EXPECT_FALSE(bin_stationary_atomics_gathered(22, lowest(10), single));          // partial rows
+    }
+}
+
 template <class Real>
 using MarginalAtomicMergeTest = qmarg_test::GpuTest<Real>;
 
@@ -88,12 +109,14 @@ TYPED_TEST(MarginalAtomicMergeTest, MatchesTheCpuReferenceAndBinStationaryElsewh
     const MarginalOptions atomic{MarginalStrategy::BinStationaryAtomic};
     const MarginalOptions engine{MarginalStrategy::BinStationary};
     int outcomes[4] = {0, 0, 0, 0};  // indexed by AtomicMerge
+    int gathered = 0;                 // of those with atomics, how many gather them per block
     for (int n = 12; n <= 24; n += 2) {
         StateVector<TypeParam> gpu(n, Device::Gpu);
         gpu.set_random_state(rng());
         const StateVector<TypeParam> cpu = gpu.to(Device::Cpu);
-        std::vector<Qubits> lists = {{0},       {n - 1},      {n / 2, 0},   lowest(3), lowest(4),
-                                     lowest(5), highest(n, 3), lowest(6), lowest(8), highest(n, 10)};
+        std::vector<Qubits> lists = {{0},       {n - 1},       {n / 2, 0}, lowest(3), lowest(4),
+                                     lowest(5), highest(n, 3), lowest(6),  lowest(8), highest(n, 10),
+                                     {0, n / 3, 2 * n / 3, n - 1}};
         for (int k : {1, 2, 4, 8}) lists.push_back(qmarg_test::random_qubits(n, k, rng));
         for (const Qubits& qubits : lists) {
             SCOPED_TRACE("random seed " + std::to_string(seed) + ", n = " + std::to_string(n) + ", " +
@@ -103,6 +126,7 @@ TYPED_TEST(MarginalAtomicMergeTest, MatchesTheCpuReferenceAndBinStationaryElsewh
             const std::vector<double> fixed = qmarg::marginal_probabilities(gpu, qubits, engine);
             const AtomicMerge merge = bin_stationary_atomic_merge(n, qubits, single);
             ++outcomes[static_cast<int>(merge)];
+            if (qmarg::gpu::bin_stationary_atomics_gathered(n, qubits, single)) ++gathered;
             if (merge != AtomicMerge::None) {
                 qmarg_test::expect_bins_near<TypeParam>(got, fixed);
             } else {
@@ -117,6 +141,7 @@ TYPED_TEST(MarginalAtomicMergeTest, MatchesTheCpuReferenceAndBinStationaryElsewh
     EXPECT_GE(outcomes[static_cast<int>(AtomicMerge::ManyParts)], 3);
     EXPECT_GE(outcomes[static_cast<int>(AtomicMerge::FewParts)], 20);
     EXPECT_GE(outcomes[static_cast<int>(AtomicMerge::CopiesOfOutput)], 4);
+    EXPECT_GE(gathered, 5);  // the highest 3 qubits at n = 20..24, the 4 scattered ones at 22, 24
 }
 
 #endif  // QMARG_TESTS_WITH_CUDA

@@ -134,11 +134,11 @@ enum class MarginalStrategy {
     // the time, on states of up to about 2^28 amplitudes: its launches cost a
     // few microseconds against reads of 6 us to 1.4 ms at n = 20..28. On an
     // H100 it gained up to 0.16 of the read roofline at n = 20 and 22, 0.09
-    // at n = 24 and 26 (bench/results/marginal_H100_*_engine*.json); in a few
-    // cells it was up to 0.05 behind (float n = 22, k = 4 on scattered
-    // qubits). The rule keeps partial rows where too many atomics would meet
-    // on one stretch of the output (many parts, 8 to 256 bins), which the L2
-    // serialises.
+    // at n = 24 and 26 (bench/results/marginal_H100_*_engine*.json). The
+    // rule keeps partial rows where too many atomics would meet on one
+    // stretch of the output (many parts, 8 to 256 bins), which the L2
+    // serialises, and where every warp of a block holds bins, the block
+    // gathers them so that its atomics on one line come in one instruction.
     //
     // Limits: none beyond the output; it runs every k from 1 to n.
     // Not deterministic where it merges with atomics: the blocks' additions
