@@ -495,7 +495,6 @@ constexpr int kFewPartsMaxQubits = 26;
 struct Launch {
     Plan plan;
     std::uint64_t blocks;
-    int log_segments_per_line;  // segments whose bins share the line of bin 0 (outer bits below bin bit 4)
 };
 constexpr std::uint64_t kBinsPerLine = 16;  // doubles in a 128-byte line
 
@@ -522,14 +521,17 @@ constexpr std::uint64_t kBinsPerLine = 16;  // doubles in a 128-byte line
 // the median per n and precision 0.985 to 1.008 of the time before.
 constexpr int kLogGatherMinBlocksPerLine = 8;
 constexpr int kGatherMinInstructions = 8;
-bool gather_atomics_pay(const Launch& launch, int log_copies) {
+bool gather_atomics_pay(const Plan& plan) {
     static_assert(kWarps * 2 * 32 >= (1 << kIdentityBits), "warp_values holds a rank for every identity bin");
-    const Plan& plan = launch.plan;
     // A split segment's blocks run one segment each, which the kernel's gathering relies on.
     if (plan.log_parts == 0 || plan.log_segments_per_block != 0) return false;
     const int instructions = (kWarps >> __builtin_popcount(plan.nonselected_warp_mask)) * (1 + plan.bit0_selected);
     const int gathered = std::max(1, (1 << __builtin_popcountll(plan.gather_mask)) / 32);
-    const int log_blocks_per_line = plan.log_parts + launch.log_segments_per_line - log_copies;
+    // Segments share the line of bin 0 where their outer bits select bin bits below kBinsPerLine.
+    const std::uint64_t outer_bins = plan.outer_bits > 0 ? plan.flip_bin[plan.outer_bits - 1] : 0;
+    const int log_segments_per_line = __builtin_popcountll(outer_bins & (kBinsPerLine - 1));
+    const int log_copies = __builtin_popcountll(plan.copy_mask);
+    const int log_blocks_per_line = plan.log_parts + log_segments_per_line - log_copies;
     return instructions >= kGatherMinInstructions && gathered < instructions &&
            log_blocks_per_line >= kLogGatherMinBlocksPerLine;
 }
@@ -634,9 +636,6 @@ Launch make_plan(int n, const Qubits& qubits, Parts parts) {
     for (int w = 0; w < kWarps; ++w)
         plan.warp_rank[w] = static_cast<std::uint16_t>(extract_bits(plan.warp_bin[w], plan.gather_mask));
     plan.bit0_rank = static_cast<std::uint16_t>(extract_bits(plan.bit0_bin, plan.gather_mask));
-    for (int bit : outer) {
-        if (bin_of[bit] < kBinsPerLine) ++launch.log_segments_per_line;
-    }
     return launch;
 }
 
@@ -922,12 +921,11 @@ struct MergePlan {
     Parts parts;
     bool atomic;
 };
-MergePlan choose_merge(int num_qubits, const Qubits& qubits, bool atomics_allowed) {
+MergePlan choose_plan_and_merge(int num_qubits, const Qubits& qubits, bool atomics_allowed) {
     const int k = static_cast<int>(qubits.size());
     if (atomics_allowed) {
-        Launch many = cached_plan(num_qubits, qubits, Parts::Many);
+        const Launch many = cached_plan(num_qubits, qubits, Parts::Many);
         if (many.blocks > (std::uint64_t{1} << kLogFewBlocks) && atomic_merge_pays(num_qubits, k, many)) {
-            many.plan.gather_atomics = gather_atomics_pay(many, 0);
             return {many, Parts::Many, true};
         }
     }
@@ -935,12 +933,15 @@ MergePlan choose_merge(int num_qubits, const Qubits& qubits, bool atomics_allowe
     if (atomics_allowed && copies_of_output_pay(num_qubits, k, few)) {
         few.plan.copy_mask = (std::uint64_t{1} << kLogCopies) - 1;
         few.plan.copy_stride = std::max(few.plan.bins, std::uint64_t{1} << kLogBinsPerKib);
-        few.plan.gather_atomics = gather_atomics_pay(few, kLogCopies);
         return {few, Parts::Few, true};
     }
-    const bool atomic = atomics_allowed && atomic_merge_pays(num_qubits, k, few);
-    few.plan.gather_atomics = atomic && gather_atomics_pay(few, 0);
-    return {few, Parts::Few, atomic};
+    return {few, Parts::Few, atomics_allowed && atomic_merge_pays(num_qubits, k, few)};
+}
+// ... and whether its atomics are gathered per block.
+MergePlan choose_merge(int num_qubits, const Qubits& qubits, bool atomics_allowed) {
+    MergePlan chosen = choose_plan_and_merge(num_qubits, qubits, atomics_allowed);
+    chosen.launch.plan.gather_atomics = chosen.atomic && gather_atomics_pay(chosen.launch.plan);
+    return chosen;
 }
 
 template <class Real, Merge kMerge>
