@@ -495,8 +495,16 @@ constexpr int kFewPartsMaxQubits = 26;
 struct Launch {
     Plan plan;
     std::uint64_t blocks;
+    // Host only, for choose_merge: with atomics into the output itself, the
+    // 32-byte sectors that all blocks of the plan add into, counted once
+    // per instruction, in the KiB of the output that receives the most
+    // (atomic_sectors_per_kib).
+    std::uint64_t atomic_sectors_per_kib;
 };
-constexpr std::uint64_t kBinsPerLine = 16;  // doubles in a 128-byte line
+constexpr std::uint64_t kBinsPerSector = 4;  // doubles in a 32-byte sector
+constexpr std::uint64_t kBinsPerLine = 16;   // doubles in a 128-byte line
+constexpr int kLogBinsPerKib = 7;            // 128 doubles in a KiB
+constexpr std::uint64_t kBinsPerKib = std::uint64_t{1} << kLogBinsPerKib;
 
 // Whether a block of the atomic merge gathers its bins in shared memory and
 // adds them from consecutive threads (Plan::gather_atomics), instead of
@@ -536,6 +544,51 @@ bool gather_atomics_pay(const Plan& plan) {
            log_blocks_per_line >= kLogGatherMinBlocksPerLine;
 }
 
+// The sectors that the atomics of the whole call add into, in the KiB of
+// the output that receives the most, each counted once per instruction
+// that touches it: what the L2 has to process there one request after
+// another. A block's instructions are those of its writer warps (a lane's
+// first bin, then with bit 0 its second), or with gathered atomics 32
+// ranks each; its segment's bins meet those of every part and of the
+// segments whose outer bits select bin bits within the KiB.
+std::uint64_t atomic_sectors_per_kib(const Plan& plan) {
+    if (plan.log_parts == 0) return 0;  // nothing is merged with atomics
+    std::vector<std::uint64_t> sectors_in_kib;  // indexed by the KiB of the output
+    std::vector<std::uint64_t> instruction;     // the sectors of one instruction
+    auto add_instruction = [&]() {
+        std::sort(instruction.begin(), instruction.end());
+        instruction.erase(std::unique(instruction.begin(), instruction.end()), instruction.end());
+        for (std::uint64_t sector : instruction) {
+            const std::uint64_t kib = sector / (kBinsPerKib / kBinsPerSector);
+            if (kib >= sectors_in_kib.size()) sectors_in_kib.resize(kib + 1, 0);
+            ++sectors_in_kib[kib];
+        }
+        instruction.clear();
+    };
+    if (plan.gather_atomics) {
+        const std::uint64_t ranks = std::uint64_t{1} << __builtin_popcountll(plan.gather_mask);
+        for (std::uint64_t r = 0; r < ranks; ++r) {
+            instruction.push_back(deposit_bits(r, plan.gather_mask) / kBinsPerSector);
+            if (r % 32 == 31 || r + 1 == ranks) add_instruction();
+        }
+    } else {
+        for (int w = 0; w < kWarps; ++w) {
+            if (w & plan.nonselected_warp_mask) continue;
+            for (int second = 0; second <= plan.bit0_selected; ++second) {
+                for (int lane = 0; lane < 32; ++lane) {
+                    if (lane & plan.nonselected_lane_mask) continue;
+                    const std::uint64_t bin = plan.lane_bin[lane] | plan.warp_bin[w] | (second ? plan.bit0_bin : 0);
+                    instruction.push_back(bin / kBinsPerSector);
+                }
+                add_instruction();
+            }
+        }
+    }
+    const std::uint64_t outer_bins = plan.outer_bits > 0 ? plan.flip_bin[plan.outer_bits - 1] : 0;
+    const int log_segments_per_kib = __builtin_popcountll(outer_bins & (kBinsPerKib - 1));
+    const std::uint64_t block_sectors = *std::max_element(sectors_in_kib.begin(), sectors_in_kib.end());
+    return block_sectors << (plan.log_parts + log_segments_per_kib);
+}
 
 Launch make_plan(int n, const Qubits& qubits, Parts parts) {
     const int k = static_cast<int>(qubits.size());
@@ -636,6 +689,11 @@ Launch make_plan(int n, const Qubits& qubits, Parts parts) {
     for (int w = 0; w < kWarps; ++w)
         plan.warp_rank[w] = static_cast<std::uint16_t>(extract_bits(plan.warp_bin[w], plan.gather_mask));
     plan.bit0_rank = static_cast<std::uint16_t>(extract_bits(plan.bit0_bin, plan.gather_mask));
+
+    // As the atomic merge would run the plan into the output itself.
+    Plan into_out = plan;
+    into_out.gather_atomics = gather_atomics_pay(into_out);
+    launch.atomic_sectors_per_kib = atomic_sectors_per_kib(into_out);
     return launch;
 }
 
@@ -870,7 +928,6 @@ static_assert(1 + kLaneBits == kStreamingStorePrefix, "streaming_stores_coalesce
 // k = 5); with the rule 3 of the 420 split cells lost 0.017 to 0.048.
 constexpr int kLogAtomicShare = 10;
 constexpr int kLogFewBlocks = 10;
-constexpr int kLogBinsPerKib = 7;
 bool atomic_merge_pays(int num_qubits, int k, const Launch& launch) {
     if (launch.plan.log_parts == 0) return false;  // no segment is split: nothing to merge
     const int log_meeting = launch.plan.log_parts + std::min(k, kLogBinsPerKib);
@@ -905,41 +962,88 @@ bool copies_of_output_pay(int num_qubits, int k, const Launch& few) {
     return num_qubits <= kFewPartsMaxQubits && few.plan.outer_bits == 0 && log_meeting >= kLogCopiesMeeting;
 }
 
+// On states of up to 2^kFewPartsMaxQubits amplitudes, where atomic_merge_pays
+// refuses the plan of many parts (it counts the additions that meet in a
+// KiB of the output), whether its atomics pay all the same: the L2 serialises
+// requests, an instruction's sectors of a line, so what decides is the
+// plan's atomic_sectors_per_kib, against 2^(n - kLogSectorShare) for a float
+// state and twice that for a double one (whose read takes twice as long).
+// Within that bound many parts add into the output itself, unless
+// copies_of_output_pay on few parts; beyond it they add into copies of the
+// output (8 times fewer sectors a KiB, for one more kernel) where few parts
+// would take copies too; otherwise few parts run as before. Measured on an
+// H100 (BinStationaryAtomic, n = 22..26, k = 1..12, five layouts, both
+// precisions, two runs alternating of the rule before, of many parts into
+// the output and of many parts into 8 copies, wherever many parts are more
+// than 2^10 blocks). Into the output gained where at most 2^14 sectors a
+// KiB meet (float n = 24): k = 3..6 on high, descending, random or
+// scattered qubits 0.89-0.915 -> 0.94-0.955 of the read roofline, double
+// n = 24 +0.01 to +0.03; and lost where more meet: float n = 24, k = 5 on
+// the lowest qubits (2^16) 0.88 -> 0.54, k = 4 lowest (2^15) 0.91 -> 0.81,
+// k = 5, 6 random and scattered (2^15) 0.86-0.89 -> 0.81-0.87; double
+// n = 24, k = 5 lowest (2^16) 0.92 -> 0.81; double n = 26, k = 8 lowest
+// (2^17) 0.98 -> 0.94. Into copies, the last kernel cost 0.02 to 0.08 where
+// the output itself did well, and gained where few parts add into copies:
+// float n = 24, k = 5 lowest, random, scattered 0.86-0.88 -> 0.90-0.91,
+// n = 26, k = 6 and 8 lowest +0.01 to +0.02; where few parts add into the
+// output gathered it lost (float n = 24, k = 6 random 0.905 -> 0.88).
+constexpr int kLogSectorShare = 10;
+enum class SmallStateMerge { IntoOutput, IntoCopies, FewParts };
+SmallStateMerge small_state_many_parts_merge(int num_qubits, bool single_precision, const Launch& many,
+                                             bool copies_pay_on_few) {
+    if (num_qubits > kFewPartsMaxQubits || many.plan.log_parts < kLogCopies) return SmallStateMerge::FewParts;
+    const std::uint64_t bound = std::uint64_t{1} << (num_qubits - kLogSectorShare + (single_precision ? 0 : 1));
+    const bool few_requests = many.atomic_sectors_per_kib <= bound;
+    if (copies_pay_on_few) return few_requests ? SmallStateMerge::FewParts : SmallStateMerge::IntoCopies;
+    return few_requests ? SmallStateMerge::IntoOutput : SmallStateMerge::FewParts;
+}
+
 // The plan a call runs and how it merges split segments. BinStationary runs
 // the plan of few parts with partial rows. BinStationaryAtomic runs the plan
-// of many parts where atomics pay on it and it has more than 2^kLogFewBlocks
-// blocks, and otherwise the plan of few parts, with atomics into copies of
-// the output where copies_of_output_pay, into the output itself where
-// atomic_merge_pays (else exactly BinStationary). Many parts pay for their
-// atomics only where their blocks come in several waves: measured on an
-// H100 (n = 22..26, both precisions, the cells where atomics pay on many
-// parts), few parts were level or ahead wherever many parts meant at most
-// 2^10 blocks (up to 0.06 ahead, at most 0.025 behind, in 96 cells) and
-// behind in 40 of the 136 cells with more (up to 0.08).
+// of many parts where it has more than 2^kLogFewBlocks blocks and atomics pay
+// on it (atomic_merge_pays, or on small states small_state_many_parts_merge,
+// which can also choose copies of the output), and otherwise the plan of few
+// parts, with atomics into copies of the output where copies_of_output_pay,
+// into the output itself where atomic_merge_pays (else exactly
+// BinStationary). Many parts pay for their atomics only where their blocks
+// come in several waves: measured on an H100 (n = 22..26, both precisions,
+// the cells where atomics pay on many parts), few parts were level or ahead
+// wherever many parts meant at most 2^10 blocks (up to 0.06 ahead, at most
+// 0.025 behind, in 96 cells) and behind in 40 of the 136 cells with more (up
+// to 0.08).
 struct MergePlan {
     Launch launch;
     Parts parts;
     bool atomic;
 };
-MergePlan choose_plan_and_merge(int num_qubits, const Qubits& qubits, bool atomics_allowed) {
+Launch with_copies_of_output(Launch launch) {
+    launch.plan.copy_mask = (std::uint64_t{1} << kLogCopies) - 1;
+    launch.plan.copy_stride = std::max(launch.plan.bins, kBinsPerKib);
+    return launch;
+}
+MergePlan choose_plan_and_merge(int num_qubits, const Qubits& qubits, bool single_precision, bool atomics_allowed) {
     const int k = static_cast<int>(qubits.size());
+    const Launch few = cached_plan(num_qubits, qubits, Parts::Few);
     if (atomics_allowed) {
         const Launch many = cached_plan(num_qubits, qubits, Parts::Many);
-        if (many.blocks > (std::uint64_t{1} << kLogFewBlocks) && atomic_merge_pays(num_qubits, k, many)) {
-            return {many, Parts::Many, true};
+        if (many.blocks > (std::uint64_t{1} << kLogFewBlocks)) {
+            if (atomic_merge_pays(num_qubits, k, many)) return {many, Parts::Many, true};
+            const bool copies_pay_on_few = copies_of_output_pay(num_qubits, k, few);
+            switch (small_state_many_parts_merge(num_qubits, single_precision, many, copies_pay_on_few)) {
+                case SmallStateMerge::IntoOutput: return {many, Parts::Many, true};
+                case SmallStateMerge::IntoCopies: return {with_copies_of_output(many), Parts::Many, true};
+                case SmallStateMerge::FewParts: break;
+            }
         }
     }
-    Launch few = cached_plan(num_qubits, qubits, Parts::Few);
     if (atomics_allowed && copies_of_output_pay(num_qubits, k, few)) {
-        few.plan.copy_mask = (std::uint64_t{1} << kLogCopies) - 1;
-        few.plan.copy_stride = std::max(few.plan.bins, std::uint64_t{1} << kLogBinsPerKib);
-        return {few, Parts::Few, true};
+        return {with_copies_of_output(few), Parts::Few, true};
     }
     return {few, Parts::Few, atomics_allowed && atomic_merge_pays(num_qubits, k, few)};
 }
 // ... and whether its atomics are gathered per block.
-MergePlan choose_merge(int num_qubits, const Qubits& qubits, bool atomics_allowed) {
-    MergePlan chosen = choose_plan_and_merge(num_qubits, qubits, atomics_allowed);
+MergePlan choose_merge(int num_qubits, const Qubits& qubits, bool single_precision, bool atomics_allowed) {
+    MergePlan chosen = choose_plan_and_merge(num_qubits, qubits, single_precision, atomics_allowed);
     chosen.launch.plan.gather_atomics = chosen.atomic && gather_atomics_pay(chosen.launch.plan);
     return chosen;
 }
@@ -955,7 +1059,8 @@ void run_streaming_path(const std::complex<Real>* amps, int num_qubits, const Qu
         QMARG_CHECK_LAUNCH(small_state_kernel);
         return;
     }
-    const MergePlan chosen = choose_merge(num_qubits, qubits, kMerge == Merge::Atomic);
+    const MergePlan chosen =
+        choose_merge(num_qubits, qubits, std::is_same<Real, float>::value, kMerge == Merge::Atomic);
     const auto* amps2 = reinterpret_cast<const AmpPair<Real>*>(amps);
     if (chosen.atomic) {
         run_streaming<Real, Merge::Atomic>(amps2, num_qubits, chosen.launch, out);
@@ -983,15 +1088,18 @@ AtomicMerge bin_stationary_atomic_merge(int num_qubits, const Qubits& qubits, bo
     if (takes_transposed_path(num_qubits, qubits, single_precision) || num_qubits < kMinQubits) {
         return AtomicMerge::None;
     }
-    const MergePlan chosen = choose_merge(num_qubits, qubits, true);
+    const MergePlan chosen = choose_merge(num_qubits, qubits, single_precision, true);
     if (!chosen.atomic) return AtomicMerge::None;
-    if (chosen.launch.plan.copy_mask != 0) return AtomicMerge::CopiesOfOutput;
-    return chosen.parts == Parts::Many ? AtomicMerge::ManyParts : AtomicMerge::FewParts;
+    const bool many = chosen.parts == Parts::Many;
+    if (chosen.launch.plan.copy_mask != 0) {
+        return many ? AtomicMerge::ManyPartsIntoCopies : AtomicMerge::FewPartsIntoCopies;
+    }
+    return many ? AtomicMerge::ManyParts : AtomicMerge::FewParts;
 }
 
 bool bin_stationary_atomics_gathered(int num_qubits, const Qubits& qubits, bool single_precision) {
     if (bin_stationary_atomic_merge(num_qubits, qubits, single_precision) == AtomicMerge::None) return false;
-    return choose_merge(num_qubits, qubits, true).launch.plan.gather_atomics != 0;
+    return choose_merge(num_qubits, qubits, single_precision, true).launch.plan.gather_atomics != 0;
 }
 
 template <class Real>

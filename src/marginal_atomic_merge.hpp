@@ -9,8 +9,8 @@ namespace qmarg {
 namespace gpu {
 
 // How BinStationaryAtomic merges a case's split segments (the rule is
-// choose_merge, atomic_merge_pays and copies_of_output_pay, next to their
-// definitions).
+// choose_merge, atomic_merge_pays, small_state_many_parts_merge and
+// copies_of_output_pay, next to their definitions).
 enum class AtomicMerge {
     // It runs exactly what BinStationary runs, with the same bits: no segment
     // is split (or the case takes the transposed path or the small-state
@@ -21,10 +21,15 @@ enum class AtomicMerge {
     // Atomics on BinStationary's plan of few parts, where they do not pay on
     // many parts or many parts are at most 2^10 blocks.
     FewParts,
-    // Atomics on the plan of few parts into 8 copies of the output, which a
-    // last kernel adds up: where that plan's one segment is split into parts
-    // that would meet on the same lines of the output too often.
-    CopiesOfOutput,
+    // Atomics into 8 copies of the output, which a last kernel adds up, on
+    // the plan of many parts: where it has more than 2^10 blocks on a state
+    // of up to 2^26 amplitudes, its atomics would meet in too many requests
+    // on one KiB of the output, and few parts would take copies too.
+    ManyPartsIntoCopies,
+    // The same on the plan of few parts: where its one segment's parts would
+    // meet too often on the output itself, and many parts are at most 2^10
+    // blocks or meet in no more requests than the output itself allows.
+    FewPartsIntoCopies,
 };
 AtomicMerge bin_stationary_atomic_merge(int num_qubits, const Qubits& qubits, bool single_precision);
 // Whether, merging with atomics, each block gathers its bins in shared

@@ -4,7 +4,7 @@
 // States of n = 12..24 qubits, fresh and random; the qubit lists are the
 // benchmark's layouts plus random ones, so that every outcome of the rule
 // (no atomics, atomics on many parts, on few parts, into copies of the
-// output) occurs. Failures name the seed, n and the qubit list.
+// output on either) occurs. Failures name the seed, n and the qubit list.
 #include <cstring>
 #include <random>
 #include <string>
@@ -47,13 +47,17 @@ using qmarg::gpu::bin_stationary_atomic_merge;
 
 // The rule where it was measured (n = 22, 24, cuda/marginal_bin_stationary.cu):
 // atomics on many parts for one or two bins and for many bins on high
-// qubits, where many parts are 4096 blocks; on few parts where many parts
-// would meet on 8 to 32 bins, or are only 1024 blocks (n = 22); into copies
-// of the output where the few parts of one segment meet on 32 bins or more
-// (the lowest 5 or 8 qubits); partial rows where few parts of several
-// segments meet on 128 bins (the lowest 10 qubits at n = 22); nothing to
-// merge where no segment is split, on the transposed path and on the
-// small-state kernel.
+// qubits, where many parts are 4096 blocks, and on small states wherever the
+// requests that meet on a KiB of the output stay few enough (3 or 4 bins; a
+// float state allows half as many as a double one); into copies of the
+// output on many parts where they would not and few parts would add into
+// copies too (the lowest 5 or 6 qubits); on few parts where many parts are
+// only 1024 blocks (n = 22) or would meet too often (the lowest 4 qubits of
+// a float state); into copies of the output on few parts where many parts
+// are too few and the few parts of one segment meet on 64 bins or more (the
+// lowest 6 or 8 qubits); partial rows where few parts of several segments
+// meet on 128 bins (the lowest 10 qubits at n = 22); nothing to merge where
+// no segment is split, on the transposed path and on the small-state kernel.
 TEST(MarginalAtomicMergeRule, MergesWithAtomicsWhereThatWasMeasuredFaster) {
     for (bool single : {false, true}) {
         SCOPED_TRACE(single ? "float" : "double");
@@ -62,13 +66,17 @@ TEST(MarginalAtomicMergeRule, MergesWithAtomicsWhereThatWasMeasuredFaster) {
         EXPECT_EQ(AtomicMerge::ManyParts, bin_stationary_atomic_merge(24, {12, 3}, single));
         EXPECT_EQ(AtomicMerge::ManyParts, bin_stationary_atomic_merge(24, highest(24, 10), single));
         EXPECT_EQ(AtomicMerge::ManyParts, bin_stationary_atomic_merge(30, {0}, single));
+        EXPECT_EQ(AtomicMerge::ManyParts, bin_stationary_atomic_merge(24, lowest(3), single));
+        EXPECT_EQ(AtomicMerge::ManyParts, bin_stationary_atomic_merge(24, highest(24, 3), single));
+        EXPECT_EQ(AtomicMerge::ManyParts, bin_stationary_atomic_merge(24, {0, 7, 15, 23}, single));
+        EXPECT_EQ(single ? AtomicMerge::FewParts : AtomicMerge::ManyParts,
+                  bin_stationary_atomic_merge(24, lowest(4), single));
+        EXPECT_EQ(AtomicMerge::ManyPartsIntoCopies, bin_stationary_atomic_merge(24, lowest(5), single));
+        EXPECT_EQ(AtomicMerge::ManyPartsIntoCopies, bin_stationary_atomic_merge(24, lowest(6), single));
         EXPECT_EQ(AtomicMerge::FewParts, bin_stationary_atomic_merge(22, {0}, single));
-        EXPECT_EQ(AtomicMerge::FewParts, bin_stationary_atomic_merge(24, lowest(3), single));
-        EXPECT_EQ(AtomicMerge::FewParts, bin_stationary_atomic_merge(24, lowest(4), single));
-        EXPECT_EQ(AtomicMerge::FewParts, bin_stationary_atomic_merge(24, highest(24, 3), single));
-        EXPECT_EQ(AtomicMerge::CopiesOfOutput, bin_stationary_atomic_merge(24, lowest(5), single));
-        EXPECT_EQ(AtomicMerge::CopiesOfOutput, bin_stationary_atomic_merge(24, lowest(8), single));
-        EXPECT_EQ(AtomicMerge::CopiesOfOutput, bin_stationary_atomic_merge(22, lowest(6), single));
+        EXPECT_EQ(AtomicMerge::FewParts, bin_stationary_atomic_merge(22, highest(22, 3), single));
+        EXPECT_EQ(AtomicMerge::FewPartsIntoCopies, bin_stationary_atomic_merge(24, lowest(8), single));
+        EXPECT_EQ(AtomicMerge::FewPartsIntoCopies, bin_stationary_atomic_merge(22, lowest(6), single));
         EXPECT_EQ(AtomicMerge::None, bin_stationary_atomic_merge(22, lowest(10), single));
         EXPECT_EQ(AtomicMerge::None, bin_stationary_atomic_merge(24, highest(24, 16), single));  // no segment split
         EXPECT_EQ(AtomicMerge::None, bin_stationary_atomic_merge(24, lowest(24), single));       // the transposed path
@@ -108,8 +116,8 @@ TYPED_TEST(MarginalAtomicMergeTest, MatchesTheCpuReferenceAndBinStationaryElsewh
     const bool single = std::is_same<TypeParam, float>::value;
     const MarginalOptions atomic{MarginalStrategy::BinStationaryAtomic};
     const MarginalOptions engine{MarginalStrategy::BinStationary};
-    int outcomes[4] = {0, 0, 0, 0};  // indexed by AtomicMerge
-    int gathered = 0;                 // of those with atomics, how many gather them per block
+    int outcomes[5] = {0, 0, 0, 0, 0};  // indexed by AtomicMerge
+    int gathered = 0;                    // of those with atomics, how many gather them per block
     for (int n = 12; n <= 24; n += 2) {
         StateVector<TypeParam> gpu(n, Device::Gpu);
         gpu.set_random_state(rng());
@@ -140,7 +148,8 @@ TYPED_TEST(MarginalAtomicMergeTest, MatchesTheCpuReferenceAndBinStationaryElsewh
     EXPECT_GE(outcomes[static_cast<int>(AtomicMerge::None)], 10);
     EXPECT_GE(outcomes[static_cast<int>(AtomicMerge::ManyParts)], 3);
     EXPECT_GE(outcomes[static_cast<int>(AtomicMerge::FewParts)], 20);
-    EXPECT_GE(outcomes[static_cast<int>(AtomicMerge::CopiesOfOutput)], 4);
+    EXPECT_GE(outcomes[static_cast<int>(AtomicMerge::ManyPartsIntoCopies)], 2);
+    EXPECT_GE(outcomes[static_cast<int>(AtomicMerge::FewPartsIntoCopies)], 4);
     EXPECT_GE(gathered, 5);  // the highest 3 qubits at n = 20..24, the 4 scattered ones at 22, 24
 }
 

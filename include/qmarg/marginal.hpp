@@ -135,10 +135,12 @@ enum class MarginalStrategy {
     // few microseconds against reads of 6 us to 1.4 ms at n = 20..28. On an
     // H100 it gained up to 0.16 of the read roofline at n = 20 and 22, 0.09
     // at n = 24 and 26 (bench/results/marginal_H100_*_engine*.json). The
-    // rule keeps partial rows where too many atomics would meet on one
-    // stretch of the output (many parts, 8 to 256 bins), which the L2
-    // serialises, and where every warp of a block holds bins, the block
-    // gathers them so that its atomics on one line come in one instruction.
+    // rule counts the requests that would meet on one stretch of the output
+    // (an instruction's sectors of a line), which the L2 serialises, and
+    // where too many would, it keeps partial rows, cuts fewer parts or adds
+    // into copies of the output that one more kernel adds up; where every
+    // warp of a block holds bins, the block gathers them so that its atomics
+    // on one line come in one instruction.
     //
     // Limits: none beyond the output; it runs every k from 1 to n.
     // Not deterministic where it merges with atomics: the blocks' additions
