@@ -751,7 +751,9 @@ struct Level {
 // with sum_rows_kernel: k = 1, 2 (4096 rows) 0.86-0.89 -> 0.89-0.91; k = 10 on
 // 32 rows 0.89-0.90 -> 0.93-0.94; with 2 to 8 rows the tree lost up to 0.05
 // to sum_rows_kernel. Adding rows in thread-block clusters (distributed shared
-// memory, 8 or 16 blocks) lost 0.04-0.08 in every cell.
+// memory, 8 or 16 blocks) lost 0.04-0.08 in every cell; on the plan of few
+// parts (8 parts a cluster, one level fewer) 0.02 to 0.25 in every cell that ran it
+// (docs/marginal_engine.md).
 std::vector<Level> second_pass_levels(int log_parts, std::uint64_t bins) {
     constexpr int kLogShortRows = 3;
     std::vector<Level> levels;
