@@ -51,7 +51,11 @@ namespace {
 //   (0.88-0.90 against 0.81-0.83) and lost random by 0.04 (0.90-0.93 against
 //   0.94-0.97), so float takes it; a double state is level (descending
 //   0.89-0.91 against 0.90-0.92, random 0.90-0.93 against 0.91-0.95) and keeps
-//   the streaming kernel.
+//   the streaming kernel. Timed again on 16 orders, the output not counted
+//   (docs/marginal_engine.md, "k = n - 4 at n = 24 over many orders"): double
+//   random orders 0.885-0.926 streaming against 0.851-0.914 transposed;
+//   float's worst orders 0.81-0.83 streaming against 0.85-0.88 transposed,
+//   most others 0.00-0.02 the other way.
 int transposed_path_max_unselected(int num_qubits, bool stores_coalesce, bool single_precision) {
     if (num_qubits >= 26) return kTransposeMaxUnselected;
     if (stores_coalesce) return 0;
