@@ -93,7 +93,7 @@ void marginal_probabilities_shared(const std::complex<Real>* amps, int num_qubit
 // BinStationary (cuda/marginal_bin_stationary.cu) writes every bin, runs every
 // case and plans its launch from the qubit list itself. It takes one of two
 // paths: the transposed one (cuda/marginal_transpose.cu) where
-// takes_transposed_path says so (k >= n - 4, n >= 12, and the measured rule
+// takes_transposed_path says so (k >= n - 4, n >= 11, and the measured rule
 // next to it), the streaming one elsewhere. Both are callable alone
 // (marginal_transpose_plan.hpp declares them), so that the benchmark and the
 // tests can set them side by side; the streaming path runs every case, the

@@ -9,7 +9,7 @@
 // bin bits, and in any order but ascending to high ones, so a warp's 8-byte
 // stores land in 32 different sectors that L2 must read, merge and write back
 // (measured on an H100 at n = 30: 0.13 of the roofline counting the output at
-// k = n descending, 0.36 random). Here a block instead owns a tile of 2^12
+// k = n descending, 0.36 random). Here a block instead owns a tile of 2^11
 // amplitudes (src/marginal_transpose_plan.hpp says which bits and why):
 //   1. loads: each thread reads 8 vectors of two amplitudes, lanes along the
 //      lowest index bits (runs of >= 16 amplitudes), and stores their
@@ -18,7 +18,7 @@
 //   2. sums: thread p adds the 2^u staged values of output position p in the
 //      fixed order v = 0, 1, ..., 2^u - 1 of the unselected bits, and writes
 //      the bin; lanes take consecutive positions, i.e. consecutive bins for the
-//      tile's lowest bin bits (runs of >= 16 doubles).
+//      tile's lowest bin bits (runs of >= 8 doubles).
 // Shared-memory reads in step 2 are conflict-free for any swizzle that only
 // XORs a slot's low 4 bits with a function of its higher bits, as this one does.
 //
@@ -27,7 +27,7 @@
 // roofline counting both (a plain copy reaches 0.98); float similar.
 //
 // Determinism: no atomics; each bin is the sum of its 2^u probabilities in the
-// order above, and the launch shape (2^(n-12) blocks of 256 threads) and the
+// order above, and the launch shape (2^(n-11) blocks of 128 threads) and the
 // tile depend only on (n, qubits): results are bitwise identical on every run
 // and every GPU.
 #include <cuda_runtime.h>
@@ -48,7 +48,7 @@ namespace {
 
 // Loads per thread issued before their stores to shared memory: all 8 of a
 // double thread's, 4 of a float thread's. Every choice takes about 40
-// registers (six blocks per multiprocessor, the shared-memory limit).
+// registers (twelve blocks per multiprocessor, the shared-memory limit).
 // Measured on an H100 (ratio to the read roofline counting the output, k = n
 // .. n - 3, descending, random and scattered, batches of 4 and 8 alternating):
 // double n = 28 0.925 -> 0.950 on average, better in every cell (k = n
@@ -62,10 +62,31 @@ constexpr int transpose_load_batch() {
     return std::is_same<Real, double>::value ? 8 : 4;
 }
 
-// Six blocks of 32 KiB fill a multiprocessor's shared memory; the kernels are
-// held to the registers that leave room for six (40), which the double
-// kernels would otherwise exceed by a few, at five blocks.
-constexpr int kTransposeBlocksPerSm = 6;
+// Twelve blocks of 16 KiB (and the 1 KiB the hardware keeps per block) fill
+// a multiprocessor's shared memory; the kernels are held to the registers
+// that leave room for twelve (40), which the double kernels would otherwise
+// exceed by a few.
+//
+// Why 2^11 amplitudes a tile and not 2^12 (on 256 threads, six blocks of 32
+// KiB, as before): a state of n <= 24 qubits is at most a few rounds of tiles
+// over the block slots (4096 tiles of 2^12 over 792 slots of an H100 at
+// n = 24), and a block stages its whole tile before it sums, so the end of the
+// last round runs with few loads in flight. Half a tile is half as long a run
+// for the same share of the slots. Measured on an H100 (main kernel alone,
+// every run after an L2 flush, the variants and the read roofline
+// interleaved, 300 runs, ratios to the read roofline; bitwise the same bins),
+// 2^12 -> 2^11, k = n - 4 .. n in descending, high, scattered and three
+// random orders (31 cells per n and precision at n = 24, 30 otherwise):
+//   n = 24, float: +0.005 to +0.034 in every cell (k = 20: 0.865-0.897 ->
+//     0.895-0.925, the sweep's random order 0.865 -> 0.899); double: -0.010
+//     to +0.015, median +0.009;
+//   n = 22: float +0.012 to +0.046, double -0.017 to +0.046 (median +0.024);
+//   n = 26: -0.011 to +0.014, level.
+// 2^10 amplitudes on 64 threads (24 blocks) gained as much in some orders
+// and lost up to 0.19 in others (float n = 24, k = 20, the sweep's order
+// 0.676; with u = 4 its reads can come in runs of only 8 amplitudes, as
+// they do in that order).
+constexpr int kTransposeBlocksPerSm = 12;
 
 template <class Real, int kLoadBatch, int kUnselected>
 __global__ void __launch_bounds__(kTransposeThreads, kTransposeBlocksPerSm)

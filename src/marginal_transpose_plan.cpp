@@ -38,28 +38,36 @@ namespace {
 //   against 0.10-0.91 descending or random).
 // - n = 26, 28: it is level or ahead everywhere (k = n - 4 descending: float
 //   0.94-0.96 against 0.75-0.86, double 0.93-0.94 against 0.85-0.90).
-// - n <= 24 (at most 4096 tiles, about five per block slot of an H100, so the
+// - n <= 24 (at most 8192 tiles, about five per block slot of an H100, so the
 //   last partial round of tiles costs a few percent), the streaming kernel's
 //   scattered stores cost more the larger the output, i.e. the fewer the
 //   unselected qubits u. Where they coalesce it wins at every u >= 1 (n = 24:
-//   0.94-1.01 against 0.89-0.98). Where they scatter, the transposed path wins
-//   up to u = 3 at n = 24 (descending: double 0.91 against 0.87-0.89, float
-//   0.91-0.92 against 0.78-0.84) and up to u = 2 at n = 20, 22 (u = 3, double:
-//   0.75-0.86 against 0.88-0.95). At u = 4, n = 24 a float state's bytes
-//   read are half a double state's for the same stores. In three runs the
-//   float transposed path won descending by 0.06-0.08
-//   (0.88-0.90 against 0.81-0.83) and lost random by 0.04 (0.90-0.93 against
-//   0.94-0.97), so float takes it; a double state is level (descending
-//   0.89-0.91 against 0.90-0.92, random 0.90-0.93 against 0.91-0.95) and keeps
-//   the streaming kernel. Timed again on 16 orders, the output not counted
-//   (docs/marginal_engine.md, "k = n - 4 at n = 24 over many orders"): double
-//   random orders 0.885-0.926 streaming against 0.851-0.914 transposed;
-//   float's worst orders 0.81-0.83 streaming against 0.85-0.88 transposed,
-//   most others 0.00-0.02 the other way.
+//   0.94-1.01 against 0.89-0.98). Where they scatter, on tiles of 2^12
+//   (before the tiles of 2^11), the transposed path won up to u = 3 at n = 24
+//   (descending: double 0.91 against 0.87-0.89, float 0.91-0.92 against
+//   0.78-0.84) and up to u = 2 at n = 20, 22 (u = 3, double: 0.75-0.86
+//   against 0.88-0.95). At u = 4, n = 24 a float state's bytes read are half
+//   a double state's for the same stores: the float transposed path won
+//   descending by 0.06-0.08 and lost random by 0.04, and a double state was
+//   level and kept the streaming kernel (timed on 16 orders, the output not
+//   counted, docs/marginal_engine.md "k = n - 4 at n = 24 over many orders":
+//   double random orders 0.885-0.926 streaming against 0.851-0.914
+//   transposed).
+// - With tiles of 2^11 (main kernels alone, every run after an L2 flush,
+//   ratios to the read roofline, output not counted; descending, high and
+//   three random orders, where the stores scatter):
+//   float n = 24, u = 3, 4: the transposed path ahead in 10 of 11 cells
+//   (-0.009 to +0.233; k = 20 0.895-0.918 against 0.786-0.909);
+//   float n = 22, u = 3, 4: ahead in all 10 (+0.019 to +0.175);
+//   double n = 22, u = 3: ahead in all 5 (+0.008 to +0.083), u = 4 level
+//   (-0.031 to +0.011); double n = 24, u = 4 level to behind (-0.014 to
+//   +0.007; the streaming kernel keeps it).
+//   So float takes u <= 4 from n = 22, and double u <= 3; n = 20 and below
+//   were not measured again and keep u <= 2.
 int transposed_path_max_unselected(int num_qubits, bool stores_coalesce, bool single_precision) {
     if (num_qubits >= 26) return kTransposeMaxUnselected;
     if (stores_coalesce) return 0;
-    if (num_qubits >= 24) return single_precision ? 4 : 3;
+    if (num_qubits >= 22) return single_precision ? 4 : 3;
     return 2;
 }
 

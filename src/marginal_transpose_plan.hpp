@@ -5,10 +5,10 @@
 // followed by sums over 2^u values; in any order of the qubits but ascending,
 // the lowest index bits map to high bin bits, so a thread that writes its own
 // bins scatters 8-byte stores over the output. The transposed path stages a
-// tile of 2^12 probabilities in shared memory, like a matrix transpose: the
+// tile of 2^11 probabilities in shared memory, like a matrix transpose: the
 // tile's index bits are the u unselected bits, the lowest index bits (so a warp
 // reads contiguous amplitudes) and the bits of qubits[0], qubits[1], ... (so a
-// warp writes contiguous bins), taken alternately until there are 12; every
+// warp writes contiguous bins), taken alternately until there are 11; every
 // other index bit is fixed per block by the block id.
 //
 // Every map the kernel evaluates is linear over GF(2) in the bits of its
@@ -32,13 +32,16 @@
 namespace qmarg {
 namespace gpu {
 
-// A tile is 2^12 amplitudes: 32 KiB of staged double probabilities, so six
-// blocks fit in an H100 multiprocessor's shared memory.
-constexpr int kTransposeTileBits = 12;
-constexpr int kTransposeThreadBits = 8;  // 256 threads per block
+// A tile is 2^11 amplitudes: 16 KiB of staged double probabilities, so
+// twelve blocks fit in an H100 multiprocessor's shared memory. Tiles of 2^12
+// on 256 threads (six blocks) read 0.01-0.04 slower at n <= 24 and were level
+// at n = 26: a block's run is half as long, so the end of the last round of
+// tiles is shorter (cuda/marginal_transpose.cu has the measurements).
+constexpr int kTransposeTileBits = 11;
+constexpr int kTransposeThreadBits = 7;  // 128 threads per block
 constexpr int kTransposeThreads = 1 << kTransposeThreadBits;
 // Vector v of a tile (two amplitudes: tile bit 0) is loaded by thread
-// v % 256 in step v / 256; 8 steps.
+// v % 128 in step v / 128; 8 steps.
 constexpr int kTransposeLoadSteps = 1 << (kTransposeTileBits - 1 - kTransposeThreadBits);
 // The path runs k >= n - kTransposeMaxUnselected (and n >= kTransposeTileBits);
 // beyond it the streaming engine writes one bin per 2^u >= 16 amplitudes read
@@ -50,9 +53,9 @@ constexpr int kTransposeMaxBlockBits = 58 - kTransposeTileBits;
 
 // Everything the kernel needs, passed by value (about 1 KiB).
 //
-// Compact tile index c (12 bits): bit i of c is index bit tile_bit[i], tile
+// Compact tile index c (11 bits): bit i of c is index bit tile_bit[i], tile
 // bits in ascending index order (tile_bit[0] = 0: the two amplitudes of a load).
-// Staged position s (12 bits): bits 0..o-1 (o = 12 - u) are the tile's selected
+// Staged position s (11 bits): bits 0..o-1 (o = 11 - u) are the tile's selected
 // bits ordered by their bin bit, bits o..11 the unselected bits in ascending
 // index order; so s = (unselected value << o) | output position. A position's
 // shared-memory slot is s with its low 4 bits XORed with images of its higher
@@ -64,9 +67,9 @@ struct TransposePlan {
     std::uint64_t out_bin[kTransposeTileBits];     // bin bit of staged bit j < o (0 above)
     std::uint64_t block_index[kTransposeMaxBlockBits];  // index bit of block-id bit i
     std::uint64_t block_bin[kTransposeMaxBlockBits];    // its bin bit (block bits are all selected)
-    int block_bits;       // n - 12
+    int block_bits;       // n - 11
     int unselected_bits;  // u
-    int output_bits;      // o = 12 - u
+    int output_bits;      // o = 11 - u
     // Reported and tested, not used by the kernel: the lowest index bits and
     // the lowest bin bits that the tile holds whole (reads and writes come in
     // runs of 2^read_run_bits amplitudes and 2^write_run_bits bins).
@@ -75,7 +78,7 @@ struct TransposePlan {
 };
 
 // True when the transposed path can run an n-qubit state and k qubits:
-// n >= 12 and k >= n - 4.
+// n >= 11 and k >= n - 4.
 bool transpose_applies(int num_qubits, int k);
 
 // The qubit list starts 0, 1, ..., kStreamingStorePrefix - 1: the streaming
@@ -124,7 +127,7 @@ QMARG_HOST_DEVICE inline std::uint64_t transpose_block_bin(const TransposePlan& 
     return xor_images(plan.block_bin, block, plan.block_bits);
 }
 
-// Loads: compact c = 2 * (step * 256 + thread) (+1 for a load's second amplitude).
+// Loads: compact c = 2 * (step * 128 + thread) (+1 for a load's second amplitude).
 QMARG_HOST_DEVICE inline std::uint64_t transpose_load_thread_index(const TransposePlan& plan, unsigned thread) {
     return xor_images(plan.load_index + 1, thread, kTransposeThreadBits);
 }
@@ -138,7 +141,7 @@ QMARG_HOST_DEVICE inline std::uint32_t transpose_load_step_slot(const TransposeP
     return xor_images(plan.load_slot + 1 + kTransposeThreadBits, step, kTransposeTileBits - 1 - kTransposeThreadBits);
 }
 
-// Sums: output position p = step * 256 + thread (p < 2^o), summed over the
+// Sums: output position p = step * 128 + thread (p < 2^o), summed over the
 // unselected value v = 0, 1, ..., 2^u - 1 in that order. o and u are passed
 // in rather than read from the plan, so that a kernel compiled for one u
 // folds each step's and each value's images at compile time.

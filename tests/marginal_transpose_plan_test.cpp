@@ -161,9 +161,11 @@ void emulate_block(const TransposePlan& plan, int n, const Qubits& qubits, std::
 
 // Runs of contiguous amplitudes per read and of contiguous bins per write,
 // from the plan's images: compact bit i < a is index bit i, staged bit j < b is bin bit j.
+// With u <= 4 at least 7 tile bits alternate, lowest index bit first: runs of
+// at least 16 amplitudes and 8 bins (64 bytes, whole sectors).
 void expect_runs(const TransposePlan& plan) {
     EXPECT_GE(plan.read_run_bits, 4);
-    EXPECT_GE(plan.write_run_bits, 4);
+    EXPECT_GE(plan.write_run_bits, 3);
     for (int i = 0; i < std::min(plan.read_run_bits, kTransposeTileBits); ++i)
         EXPECT_EQ(plan.load_index[i], std::uint64_t{1} << i) << "compact bit " << i;
     for (int j = 0; j < std::min(plan.write_run_bits, plan.output_bits); ++j)
@@ -184,29 +186,29 @@ void check_whole_state(int n, const Qubits& qubits) {
     for (std::size_t b = 0; b < written.size(); ++b) ASSERT_EQ(written[b], 1) << "bin " << b << " write count";
 }
 
-TEST(MarginalTransposePlan, AppliesToKAtLeastNMinus4FromTwelveQubits) {
-    EXPECT_FALSE(transpose_applies(11, 11));
-    EXPECT_TRUE(transpose_applies(12, 12));
-    EXPECT_TRUE(transpose_applies(12, 8));
-    EXPECT_FALSE(transpose_applies(12, 7));
+TEST(MarginalTransposePlan, AppliesToKAtLeastNMinus4FromElevenQubits) {
+    EXPECT_FALSE(transpose_applies(10, 10));
+    EXPECT_TRUE(transpose_applies(11, 11));
+    EXPECT_TRUE(transpose_applies(11, 7));
+    EXPECT_FALSE(transpose_applies(11, 6));
     EXPECT_TRUE(transpose_applies(30, 26));
     EXPECT_FALSE(transpose_applies(30, 25));
     EXPECT_THROW(make_transpose_plan(30, ascending(0, 25)), qmarg::Error);
-    EXPECT_THROW(make_transpose_plan(11, ascending(0, 11)), qmarg::Error);
+    EXPECT_THROW(make_transpose_plan(10, ascending(0, 10)), qmarg::Error);
 }
 
 // BinStationary's rule: from n = 26 on the transposed path takes its whole
 // range; below, k = n in every order, and where the streaming stores scatter
-// up to u = 3 (n = 24; float 4) or u = 2 (smaller states).
+// up to u = 4 (float) or u = 3 (double) from n = 22, and u = 2 below.
 TEST(MarginalTransposePlan, TakesTheTransposedPathWhereItWasMeasuredFaster) {
     EXPECT_FALSE(streaming_stores_coalesce(descending(24, 24)));
     EXPECT_TRUE(streaming_stores_coalesce(ascending(0, 20)));
     EXPECT_TRUE(streaming_stores_coalesce(ascending(0, 3)));
     EXPECT_FALSE(streaming_stores_coalesce(Qubits{0, 1, 2, 3, 4, 6, 5}));
-    for (int n : {12, 16, 20, 22, 24, 26, 30}) {
+    for (int n : {11, 16, 20, 21, 22, 23, 24, 25, 26, 30}) {
         SCOPED_TRACE("n = " + std::to_string(n));
         for (bool single : {false, true}) {
-            const int scattered_max = n >= 26 ? 4 : n >= 24 ? (single ? 4 : 3) : 2;
+            const int scattered_max = n >= 26 ? 4 : n >= 22 ? (single ? 4 : 3) : 2;
             const int coalesced_max = n >= 26 ? 4 : 0;
             for (int u = 0; u <= kTransposeMaxUnselected + 1; ++u) {
                 EXPECT_EQ(takes_transposed_path(n, descending(n, n - u), single), u <= scattered_max)
@@ -216,14 +218,14 @@ TEST(MarginalTransposePlan, TakesTheTransposedPathWhereItWasMeasuredFaster) {
             }
         }
     }
-    EXPECT_FALSE(takes_transposed_path(11, descending(11, 11), false));
+    EXPECT_FALSE(takes_transposed_path(10, descending(10, 10), false));
 }
 
-// Every block of states of 12 to 18 qubits, k = n - 4 .. n, every order kind.
+// Every block of states of 11 to 18 qubits, k = n - 4 .. n, every order kind.
 TEST(MarginalTransposePlan, EmulatedKernelCoversEveryAmplitudeAndBinOnce) {
     const std::uint64_t seed = qmarg_test::fresh_seed();
     std::mt19937_64 rng(seed);
-    for (int n : {12, 13, 14, 15, 16, 18}) {
+    for (int n : {11, 12, 13, 14, 15, 16, 18}) {
         for (int k = n; k >= n - kTransposeMaxUnselected; --k) {
             for (const Qubits& qubits : orders(n, k, rng)) {
                 SCOPED_TRACE(case_text(seed, n, qubits));
@@ -254,21 +256,37 @@ TEST(MarginalTransposePlan, EmulatedBlocksOfLargeStates) {
     }
 }
 
-// The shapes the benchmark reports: k = n descending reads and writes runs of
-// 64 (6 low index bits, 6 top qubits); ascending holds the 12 lowest bits whole.
+// The shapes the benchmark reports: k = n descending reads runs of 64
+// amplitudes and writes runs of 32 bins (the 11 tile bits alternate from
+// index bit 0: 6 low index bits, 5 top qubits); ascending holds the 11 lowest
+// bits whole.
 TEST(MarginalTransposePlan, RunLengthsOfTheBenchmarkLayouts) {
     const TransposePlan down = make_transpose_plan(30, descending(30, 30));
     EXPECT_EQ(down.read_run_bits, 6);
-    EXPECT_EQ(down.write_run_bits, 6);
+    EXPECT_EQ(down.write_run_bits, 5);
     const TransposePlan up = make_transpose_plan(30, ascending(0, 30));
-    EXPECT_EQ(up.read_run_bits, 12);
-    EXPECT_EQ(up.write_run_bits, 12);
+    EXPECT_EQ(up.read_run_bits, 11);
+    EXPECT_EQ(up.write_run_bits, 11);
     // k = n - 3 descending: qubits 0..2 are unselected and in the tile, so the
-    // low run starts 3 long; then 9 bits alternate from bit 3 and qubit 29.
+    // low run starts 3 long; then 8 bits alternate from bit 3 and qubit 29.
     const TransposePlan down3 = make_transpose_plan(30, descending(30, 27));
     EXPECT_EQ(down3.unselected_bits, 3);
-    EXPECT_EQ(down3.read_run_bits, 8);
+    EXPECT_EQ(down3.read_run_bits, 7);
     EXPECT_EQ(down3.write_run_bits, 4);
+    // k = n - 4 descending: qubits 0..3 unselected, then 7 bits alternate,
+    // 4 low (bits 4..7) and 3 top qubits.
+    const TransposePlan down4 = make_transpose_plan(24, descending(24, 20));
+    EXPECT_EQ(down4.unselected_bits, 4);
+    EXPECT_EQ(down4.read_run_bits, 8);
+    EXPECT_EQ(down4.write_run_bits, 3);
+    // The shortest runs: with the unselected qubits neither the lowest index
+    // bits nor the first qubits of the list, the 7 alternating bits give
+    // runs of 16 amplitudes read and 8 bins written.
+    const TransposePlan shortest = make_transpose_plan(24, Qubits{23, 22, 21, 20, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+                                                                   10, 11, 16, 17, 18, 19});
+    EXPECT_EQ(shortest.unselected_bits, 4);
+    EXPECT_EQ(shortest.read_run_bits, 4);
+    EXPECT_EQ(shortest.write_run_bits, 3);
 }
 
 }  // namespace

@@ -1,11 +1,11 @@
 // BinStationary's transposed path (k >= n - 4, cuda/marginal_transpose.cu) on
-// the GPU against the CPU reference, for float and double states: n = 12..24,
+// the GPU against the CPU reference, for float and double states: n = 11..24,
 // k = n .. n - 4, qubits low, high, scattered, descending and in random orders,
 // each on a fresh random state, and bitwise equal on repeat; once through the
 // library (which picks a path by takes_transposed_path) and once on the
 // transposed path called alone, so that its kernel for every count of
 // unselected qubits runs whatever the rule picks. The neighbours of its range
-// (n = 11, k = n - 5) go to the other paths and are checked too. Failures
+// (n = 10, k = n - 5) go to the other paths and are checked too. Failures
 // name the seed, n and the qubit list.
 #include <algorithm>
 #include <cmath>
@@ -67,7 +67,7 @@ void check_case(const StateVector<Real>& gpu, const StateVector<Real>& cpu, std:
 TYPED_TEST(MarginalTransposeTest, MatchesTheCpuReferenceAndRepeatsBitwise) {
     const std::uint64_t seed = qmarg_test::fresh_seed();
     std::mt19937_64 rng(seed);
-    for (int n = 12; n <= 24; ++n) {
+    for (int n = 11; n <= 24; ++n) {
         const std::uint64_t state_seed = rng();
         StateVector<TypeParam> gpu(n, Device::Gpu);
         gpu.set_random_state(state_seed);
@@ -90,7 +90,7 @@ TYPED_TEST(MarginalTransposeTest, MatchesTheCpuReferenceAndRepeatsBitwise) {
 TYPED_TEST(MarginalTransposeTest, ItsKernelForEveryUnselectedCountMatchesTheCpuReference) {
     const std::uint64_t seed = qmarg_test::fresh_seed();
     std::mt19937_64 rng(seed);
-    for (int n : {12, 13, 17, 20}) {
+    for (int n : {11, 12, 13, 17, 20}) {
         const std::uint64_t state_seed = rng();
         StateVector<TypeParam> gpu(n, Device::Gpu);
         gpu.set_random_state(state_seed);
@@ -115,18 +115,18 @@ TYPED_TEST(MarginalTransposeTest, ItsKernelForEveryUnselectedCountMatchesTheCpuR
 }
 #endif
 
-// Just outside the path's range, the other paths answer: n = 11 (the small-state
+// Just outside the path's range, the other paths answer: n = 10 (the small-state
 // kernel) and k = n - 5 (the streaming engine).
 TYPED_TEST(MarginalTransposeTest, NeighboursOfItsRange) {
     const std::uint64_t seed = qmarg_test::fresh_seed();
     std::mt19937_64 rng(seed);
-    for (int n : {11, 12, 16, 20}) {
+    for (int n : {10, 11, 16, 20}) {
         const std::uint64_t state_seed = rng();
         StateVector<TypeParam> gpu(n, Device::Gpu);
         gpu.set_random_state(state_seed);
         const StateVector<TypeParam> cpu = gpu.to(Device::Cpu);
         for (int k : {n, n - 4, n - 5}) {
-            EXPECT_EQ(qmarg::gpu::transpose_applies(n, k), n >= 12 && k >= n - 4);
+            EXPECT_EQ(qmarg::gpu::transpose_applies(n, k), n >= 11 && k >= n - 4);
             for (const char* name : {"descending", "random"}) check_case(gpu, cpu, state_seed, layout(name, n, k, rng));
         }
     }

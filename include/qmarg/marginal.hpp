@@ -104,8 +104,8 @@ enum class MarginalStrategy {
     // When it wins: everywhere measured so far. On an H100 (n = 30, double) it
     // reads at 95 to 100% of a plain read of the state for every k <= 20 on
     // low, high, scattered and descending qubits, where the seed strategies
-    // reach 0.3 to 77%. For k >= n - 4 (n >= 12), where the output is 1/16 to
-    // all of the amplitudes' count, it stages tiles of 2^12 probabilities in
+    // reach 0.3 to 77%. For k >= n - 4 (n >= 11), where the output is 1/16 to
+    // all of the amplitudes' count, it stages tiles of 2^11 probabilities in
     // shared memory and writes the bins in contiguous runs
     // (cuda/marginal_transpose.cu), except where its measured rule leaves a
     // small state to the streaming kernel: 0.89 to 1.0 of the roofline
