@@ -81,7 +81,8 @@ constexpr int transpose_load_batch() {
 //     0.895-0.925, the sweep's random order 0.865 -> 0.899); double: -0.010
 //     to +0.015, median +0.009;
 //   n = 22: float +0.012 to +0.046, double -0.017 to +0.046 (median +0.024);
-//   n = 26: -0.011 to +0.014, level.
+//   n = 26: -0.011 to +0.014, level; n = 28 (k = 24..26): median +0.001
+//     (double) and +0.003 (float), -0.028 to +0.012.
 // 2^10 amplitudes on 64 threads (24 blocks) gained as much in some orders
 // and lost up to 0.19 in others (float n = 24, k = 20, the sweep's order
 // 0.676; with u = 4 its reads can come in runs of only 8 amplitudes, as
