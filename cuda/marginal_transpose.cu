@@ -48,7 +48,7 @@ namespace {
 
 // Loads per thread issued before their stores to shared memory: all 8 of a
 // double thread's, 4 of a float thread's. Every choice takes about 40
-// registers (twelve blocks per multiprocessor, the shared-memory limit).
+// registers (twelve blocks per multiprocessor).
 // Measured on an H100 (ratio to the read roofline counting the output, k = n
 // .. n - 3, descending, random and scattered, batches of 4 and 8 alternating):
 // double n = 28 0.925 -> 0.950 on average, better in every cell (k = n
@@ -62,10 +62,11 @@ constexpr int transpose_load_batch() {
     return std::is_same<Real, double>::value ? 8 : 4;
 }
 
-// Twelve blocks of 16 KiB (and the 1 KiB the hardware keeps per block) fill
-// a multiprocessor's shared memory; the kernels are held to the registers
-// that leave room for twelve (40), which the double kernels would otherwise
-// exceed by a few.
+// Twelve blocks of 16 KiB (17 with the 1 KiB the hardware keeps per block)
+// take 204 of an H100 multiprocessor's 228 KiB of shared memory. The kernels
+// are held to the registers that leave room for twelve (40 a thread), which
+// the double kernels would otherwise exceed by a few; a thirteenth block
+// would fit in shared memory but not in the registers.
 //
 // Why 2^11 amplitudes a tile and not 2^12 (on 256 threads, six blocks of 32
 // KiB, as before): a state of n <= 24 qubits is at most a few rounds of tiles
