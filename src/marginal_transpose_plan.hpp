@@ -33,10 +33,8 @@ namespace qmarg {
 namespace gpu {
 
 // A tile is 2^11 amplitudes: 16 KiB of staged double probabilities, so
-// twelve blocks fit in an H100 multiprocessor's shared memory. Tiles of 2^12
-// on 256 threads (six blocks) read 0.01-0.04 slower at n <= 24 and were level
-// at n = 26: a block's run is half as long, so the end of the last round of
-// tiles is shorter (cuda/marginal_transpose.cu has the measurements).
+// twelve blocks fit in an H100 multiprocessor's shared memory. Why not 2^12:
+// kTransposeBlocksPerSm in cuda/marginal_transpose.cu.
 constexpr int kTransposeTileBits = 11;
 constexpr int kTransposeThreadBits = 7;  // 128 threads per block
 constexpr int kTransposeThreads = 1 << kTransposeThreadBits;
@@ -56,7 +54,7 @@ constexpr int kTransposeMaxBlockBits = 58 - kTransposeTileBits;
 // Compact tile index c (11 bits): bit i of c is index bit tile_bit[i], tile
 // bits in ascending index order (tile_bit[0] = 0: the two amplitudes of a load).
 // Staged position s (11 bits): bits 0..o-1 (o = 11 - u) are the tile's selected
-// bits ordered by their bin bit, bits o..11 the unselected bits in ascending
+// bits ordered by their bin bit, bits o..10 the unselected bits in ascending
 // index order; so s = (unselected value << o) | output position. A position's
 // shared-memory slot is s with its low 4 bits XORed with images of its higher
 // bits (a swizzle that keeps the loads' stores free of bank conflicts).

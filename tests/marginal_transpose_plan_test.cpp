@@ -164,8 +164,9 @@ void emulate_block(const TransposePlan& plan, int n, const Qubits& qubits, std::
 // With u <= 4 at least 7 tile bits alternate, lowest index bit first: runs of
 // at least 16 amplitudes and 8 bins (64 bytes, whole sectors).
 void expect_runs(const TransposePlan& plan) {
-    EXPECT_GE(plan.read_run_bits, 4);
-    EXPECT_GE(plan.write_run_bits, 3);
+    constexpr int kAlternating = kTransposeTileBits - kTransposeMaxUnselected;
+    EXPECT_GE(plan.read_run_bits, (kAlternating + 1) / 2);
+    EXPECT_GE(plan.write_run_bits, kAlternating / 2);
     for (int i = 0; i < std::min(plan.read_run_bits, kTransposeTileBits); ++i)
         EXPECT_EQ(plan.load_index[i], std::uint64_t{1} << i) << "compact bit " << i;
     for (int j = 0; j < std::min(plan.write_run_bits, plan.output_bits); ++j)
