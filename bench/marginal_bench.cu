@@ -580,6 +580,9 @@ void near_n_cell(benchmark::State& st, int n, int k, Layout layout, NearPath pat
         ws.prepare(n);
         const double roofline_ms = ws.roofline_ms();
         ws.out().resize(std::size_t{1} << k);
+        // The paths alone load the state as the library would on this GPU.
+        const qmarg::gpu::StateLoads loads =
+            qmarg::gpu::state_loads_for_device(n, k, std::is_same<Real, float>::value);
         const auto run_once = [&](const StateVector<Real>& state) {
             switch (path) {
                 case NearPath::Library:
@@ -587,11 +590,11 @@ void near_n_cell(benchmark::State& st, int n, int k, Layout layout, NearPath pat
                                                   MarginalOptions{MarginalStrategy::BinStationary});
                     break;
                 case NearPath::Streaming:
-                    qmarg::gpu::marginal_probabilities_bin_stationary_streaming(state.data(), n, qubits,
+                    qmarg::gpu::marginal_probabilities_bin_stationary_streaming(state.data(), n, qubits, loads,
                                                                                 ws.out().data());
                     break;
                 case NearPath::Transposed:
-                    qmarg::gpu::marginal_probabilities_transpose(state.data(), n, qubits, ws.out().data());
+                    qmarg::gpu::marginal_probabilities_transpose(state.data(), n, qubits, loads, ws.out().data());
                     break;
             }
         };

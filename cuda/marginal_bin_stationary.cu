@@ -29,7 +29,9 @@
 // it needs cost more than the launches. There are no floating-point atomics,
 // and the launch shape is a function of (n, qubits, precision) alone (the
 // precision through takes_transposed_path's rule), so results are bitwise
-// identical on every run and every GPU.
+// identical on every run and every GPU. How the kernel loads the state (plain
+// or evict-first, marginal_state_loads.hpp) depends on the GPU's L2 and
+// changes no addition.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -45,6 +47,7 @@
 #include "device_array.cuh"
 #include "marginal_atomic_merge.hpp"
 #include "marginal_common.cuh"
+#include "marginal_plan.cuh"
 #include "marginal_transpose_plan.hpp"
 #include "qmarg/bits.hpp"
 #include "qmarg/error.hpp"
@@ -212,7 +215,7 @@ __device__ __forceinline__ void combine_lanes(const Plan& plan, double (&sum0)[N
     }
 }
 
-template <class Real, int kUnroll, Merge kMerge, bool kStepSegments = false>
+template <class Real, int kUnroll, Merge kMerge, StateLoads kLoads, bool kStepSegments = false>
 __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<Real>* amps2, Plan plan,
                                                                   double* out, double* partials) {
     __shared__ double warp_values[kWarps][2][32];
@@ -255,7 +258,7 @@ __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<
 #pragma unroll
         for (int j = 0; j < kUnroll; ++j) {
             if (step + j < steps) {
-                v[j] = amps2[(thread_index | load_index | load_inner) >> 1];
+                v[j] = load_pair<kLoads>(amps2 + ((thread_index | load_index | load_inner) >> 1));
                 if (++load_task == tasks) {
                     load_task = 0;
                     load_inner = inner_first;
@@ -819,7 +822,7 @@ bool step_segments_apply(const Plan& plan, int unroll) {
 
 // Launches a plan: the streaming kernel, and where a segment is split over
 // several blocks, what merges their bins (kMerge).
-template <class Real, int kUnroll, Merge kMerge>
+template <class Real, int kUnroll, Merge kMerge, StateLoads kLoads>
 void run_plan(const AmpPair<Real>* amps2, const Launch& launch, double* out) {
     if (launch.blocks > 0x7fffffffu) {
         throw Error("BinStationary: " + std::to_string(launch.blocks) + " blocks exceed the grid limit");
@@ -829,10 +832,10 @@ void run_plan(const AmpPair<Real>* amps2, const Launch& launch, double* out) {
     if (parts == 1) {
         // Nothing is merged, so the step form serves both merges.
         if (step_segments_apply(launch.plan, kUnroll)) {
-            bin_stationary_kernel<Real, kUnroll, Merge::PartialRows, true>
+            bin_stationary_kernel<Real, kUnroll, Merge::PartialRows, kLoads, true>
                 <<<static_cast<unsigned>(launch.blocks), kThreads>>>(amps2, launch.plan, out, nullptr);
         } else {
-            bin_stationary_kernel<Real, kUnroll, kMerge>
+            bin_stationary_kernel<Real, kUnroll, kMerge, kLoads>
                 <<<static_cast<unsigned>(launch.blocks), kThreads>>>(amps2, launch.plan, out, nullptr);
         }
         QMARG_CHECK_LAUNCH(bin_stationary_kernel);
@@ -849,8 +852,8 @@ void run_plan(const AmpPair<Real>* amps2, const Launch& launch, double* out) {
         zero_bins_kernel<<<static_cast<unsigned>(zero_blocks), kThreads>>>(added, added_bins);
         QMARG_CHECK_LAUNCH(zero_bins_kernel);
         DependentLaunch streaming(launch.blocks, kThreads);
-        QMARG_CUDA_CHECK(cudaLaunchKernelEx(&streaming.config, bin_stationary_kernel<Real, kUnroll, kMerge>, amps2,
-                                            launch.plan, added, static_cast<double*>(nullptr)));
+        QMARG_CUDA_CHECK(cudaLaunchKernelEx(&streaming.config, bin_stationary_kernel<Real, kUnroll, kMerge, kLoads>,
+                                            amps2, launch.plan, added, static_cast<double*>(nullptr)));
         if (copies > 1) {
             DependentLaunch sum((bins + kThreads - 1) / kThreads, kThreads);
             QMARG_CUDA_CHECK(cudaLaunchKernelEx(&sum.config, sum_rows_kernel, static_cast<const double*>(added), bins,
@@ -866,7 +869,7 @@ void run_plan(const AmpPair<Real>* amps2, const Launch& launch, double* out) {
     std::uint64_t scratch_rows = parts;
     for (std::size_t j = 0; j + 1 < levels.size(); ++j) scratch_rows += levels[j].groups;
     DeviceArray<double> scratch(scratch_rows * bins, "BinStationary partial bins");
-    bin_stationary_kernel<Real, kUnroll, kMerge>
+    bin_stationary_kernel<Real, kUnroll, kMerge, kLoads>
         <<<static_cast<unsigned>(launch.blocks), kThreads>>>(amps2, launch.plan, out, scratch.data());
     QMARG_CHECK_LAUNCH(bin_stationary_kernel);
     const double* in = scratch.data();
@@ -905,14 +908,25 @@ void run_plan(const AmpPair<Real>* amps2, const Launch& launch, double* out) {
 // in every cell (2.77 -> 2.83 ms), where a block runs 512 steps instead of 8
 // to 128 and its loads are already in flight. The number of loads does not
 // change the order of the additions, so the bins are the same bits either way.
-template <class Real, Merge kMerge>
+template <class Real, Merge kMerge, StateLoads kLoads>
 void run_streaming(const AmpPair<Real>* amps2, int num_qubits, const Launch& launch, double* out) {
     if constexpr (std::is_same<Real, float>::value) {
         if (num_qubits <= kFloatLoadsMaxQubits) {
-            return run_plan<Real, kFloatLoadsInFlight, kMerge>(amps2, launch, out);
+            return run_plan<Real, kFloatLoadsInFlight, kMerge, kLoads>(amps2, launch, out);
         }
     }
-    run_plan<Real, kLoadsInFlight, kMerge>(amps2, launch, out);
+    run_plan<Real, kLoadsInFlight, kMerge, kLoads>(amps2, launch, out);
+}
+
+// The same, with the kernels that load the state as `loads` says (one
+// instantiation per StateLoads; state_loads_for has the rule).
+template <class Real, Merge kMerge>
+void run_streaming(const AmpPair<Real>* amps2, int num_qubits, const Launch& launch, StateLoads loads,
+                   double* out) {
+    if (loads == StateLoads::EvictFirst) {
+        return run_streaming<Real, kMerge, StateLoads::EvictFirst>(amps2, num_qubits, launch, out);
+    }
+    run_streaming<Real, kMerge, StateLoads::Normal>(amps2, num_qubits, launch, out);
 }
 
 static_assert(1 + kLaneBits == kStreamingStorePrefix, "streaming_stores_coalesce names bit 0 and the lane bits");
@@ -1051,7 +1065,8 @@ MergePlan choose_merge(int num_qubits, const Qubits& qubits, bool single_precisi
 }
 
 template <class Real, Merge kMerge>
-void run_streaming_path(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits, double* out) {
+void run_streaming_path(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits, StateLoads loads,
+                        double* out) {
     const int k = static_cast<int>(qubits.size());
     if (num_qubits < kMinQubits) {
         const QubitList list = make_qubit_list(qubits);
@@ -1065,9 +1080,9 @@ void run_streaming_path(const std::complex<Real>* amps, int num_qubits, const Qu
         choose_merge(num_qubits, qubits, std::is_same<Real, float>::value, kMerge == Merge::Atomic);
     const auto* amps2 = reinterpret_cast<const AmpPair<Real>*>(amps);
     if (chosen.atomic) {
-        run_streaming<Real, Merge::Atomic>(amps2, num_qubits, chosen.launch, out);
+        run_streaming<Real, Merge::Atomic>(amps2, num_qubits, chosen.launch, loads, out);
     } else {
-        run_streaming<Real, Merge::PartialRows>(amps2, num_qubits, chosen.launch, out);
+        run_streaming<Real, Merge::PartialRows>(amps2, num_qubits, chosen.launch, loads, out);
     }
 }
 
@@ -1075,13 +1090,17 @@ void run_streaming_path(const std::complex<Real>* amps, int num_qubits, const Qu
 // (cuda/marginal_transpose.cu) unless the streaming kernel writes it
 // coalesced on a small state (takes_transposed_path has the rule). The
 // transposed path splits no segment, so it has nothing to merge.
+// Both paths load the state as state_loads_for_device says.
 template <class Real, Merge kMerge>
 void run_bin_stationary(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits, double* out) {
-    if (takes_transposed_path(num_qubits, qubits, std::is_same<Real, float>::value)) {
-        marginal_probabilities_transpose(amps, num_qubits, qubits, out);
+    const bool single_precision = std::is_same<Real, float>::value;
+    const StateLoads loads =
+        state_loads_for_device(num_qubits, static_cast<int>(qubits.size()), single_precision);
+    if (takes_transposed_path(num_qubits, qubits, single_precision)) {
+        marginal_probabilities_transpose(amps, num_qubits, qubits, loads, out);
         return;
     }
-    run_streaming_path<Real, kMerge>(amps, num_qubits, qubits, out);
+    run_streaming_path<Real, kMerge>(amps, num_qubits, qubits, loads, out);
 }
 
 }  // namespace
@@ -1118,10 +1137,9 @@ void marginal_probabilities_bin_stationary_atomic(const std::complex<Real>* amps
 
 template <class Real>
 void marginal_probabilities_bin_stationary_streaming(const std::complex<Real>* amps, int num_qubits,
-                                                     const Qubits& qubits, double* out) {
-    run_streaming_path<Real, Merge::PartialRows>(amps, num_qubits, qubits, out);
+                                                     const Qubits& qubits, StateLoads loads, double* out) {
+    run_streaming_path<Real, Merge::PartialRows>(amps, num_qubits, qubits, loads, out);
 }
-
 
 template void marginal_probabilities_bin_stationary<float>(const std::complex<float>*, int, const Qubits&, double*);
 template void marginal_probabilities_bin_stationary<double>(const std::complex<double>*, int, const Qubits&,
@@ -1131,9 +1149,9 @@ template void marginal_probabilities_bin_stationary_atomic<float>(const std::com
 template void marginal_probabilities_bin_stationary_atomic<double>(const std::complex<double>*, int, const Qubits&,
                                                                     double*);
 template void marginal_probabilities_bin_stationary_streaming<float>(const std::complex<float>*, int, const Qubits&,
-                                                                      double*);
+                                                                      StateLoads, double*);
 template void marginal_probabilities_bin_stationary_streaming<double>(const std::complex<double>*, int,
-                                                                       const Qubits&, double*);
+                                                                       const Qubits&, StateLoads, double*);
 
 }  // namespace gpu
 }  // namespace qmarg

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "device_complex.cuh"
+#include "marginal_state_loads.hpp"
 #include "qmarg/bits.hpp"
 #include "qmarg/error.hpp"
 #include "qmarg/state_vector.hpp"
@@ -57,6 +58,32 @@ __device__ __forceinline__ double probability(double2 a) { return a.x * a.x + a.
 __device__ __forceinline__ double probability(float2 a) {
     const double re = a.x, im = a.y;
     return re * re + im * im;
+}
+
+// One load of a pair of amplitudes (AmpPair) by BinStationary's kernels, with
+// the L2 policy that state_loads_for chose (marginal_state_loads.hpp): plain,
+// or cache-streaming (ld.global.cs), whose lines L2 evicts first. A double
+// pair is 32 bytes, two 16-byte loads on sm_90 either way.
+template <StateLoads kLoads>
+__device__ __forceinline__ float4 load_pair(const float4* p) {
+    if constexpr (kLoads == StateLoads::Normal) {
+        return *p;
+    } else {
+        float4 v;
+        asm("ld.global.cs.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
+        return v;
+    }
+}
+template <StateLoads kLoads>
+__device__ __forceinline__ double4_32a load_pair(const double4_32a* p) {
+    if constexpr (kLoads == StateLoads::Normal) {
+        return *p;
+    } else {
+        double4_32a v;
+        asm("ld.global.cs.v2.f64 {%0, %1}, [%2];" : "=d"(v.x), "=d"(v.y) : "l"(p));
+        asm("ld.global.cs.v2.f64 {%0, %1}, [%2+16];" : "=d"(v.z), "=d"(v.w) : "l"(p));
+        return v;
+    }
 }
 
 // The output bin of amplitude `index`: the same gather_bits the CPU backend uses.

@@ -10,6 +10,7 @@
 #include "check.cuh"
 #include "marginal_common.cuh"
 #include "marginal_plan.cuh"
+#include "marginal_state_loads.hpp"
 
 namespace qmarg {
 namespace gpu {
@@ -26,15 +27,21 @@ MarginalDeviceLimits query_marginal_device_limits() {
         const auto found = known.find(device);
         if (found != known.end()) return found->second;
     }
-    int shared_optin = 0, max_grid_x = 0;
+    int shared_optin = 0, max_grid_x = 0, l2_bytes = 0;
     QMARG_CUDA_CHECK(cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     QMARG_CUDA_CHECK(cudaDeviceGetAttribute(&max_grid_x, cudaDevAttrMaxGridDimX, device));
+    QMARG_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
     MarginalDeviceLimits limits;
     limits.shared_bytes_per_block = static_cast<std::size_t>(shared_optin);
     limits.max_grid_blocks = static_cast<unsigned>(max_grid_x);
+    limits.l2_bytes = static_cast<std::uint64_t>(l2_bytes);
     std::lock_guard<std::mutex> lock(mutex);
     known.emplace(device, limits);
     return limits;
+}
+
+StateLoads state_loads_for_device(int num_qubits, int k, bool single_precision) {
+    return state_loads_for(num_qubits, k, single_precision, query_marginal_device_limits().l2_bytes);
 }
 
 std::size_t shared_privatized_bytes(int k) { return (std::size_t{1} << k) * sizeof(double); }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "qmarg/marginal.hpp"
 #include "qmarg/types.hpp"
@@ -20,6 +21,8 @@ struct MarginalDeviceLimits {
     std::size_t shared_bytes_per_block = 0;
     // Largest gridDim.x.
     unsigned max_grid_blocks = 0;
+    // L2 cache (cudaDevAttrL2CacheSize): state_loads_for weighs the output against it.
+    std::uint64_t l2_bytes = 0;
 };
 
 // Queries the current device (throws CudaError when that fails).

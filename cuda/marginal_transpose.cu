@@ -90,7 +90,7 @@ constexpr int transpose_load_batch() {
 // they do in that order).
 constexpr int kTransposeBlocksPerSm = 12;
 
-template <class Real, int kLoadBatch, int kUnselected>
+template <class Real, int kLoadBatch, int kUnselected, StateLoads kLoads>
 __global__ void __launch_bounds__(kTransposeThreads, kTransposeBlocksPerSm)
     transpose_marginal_kernel(const AmpPair<Real>* pairs, const __grid_constant__ TransposePlan plan,
                               double* out) {
@@ -118,7 +118,7 @@ __global__ void __launch_bounds__(kTransposeThreads, kTransposeBlocksPerSm)
         AmpPair<Real> v[kLoadBatch];
 #pragma unroll
         for (int j = 0; j < kLoadBatch; ++j) {
-            v[j] = pairs[(thread_index | transpose_load_step_index(plan, first + j)) >> 1];
+            v[j] = load_pair<kLoads>(pairs + ((thread_index | transpose_load_step_index(plan, first + j)) >> 1));
         }
 #pragma unroll
         for (int j = 0; j < kLoadBatch; ++j) {
@@ -144,9 +144,15 @@ __global__ void __launch_bounds__(kTransposeThreads, kTransposeBlocksPerSm)
 }
 
 template <class Real, int kUnselected>
-void launch_transpose(const AmpPair<Real>* pairs, const TransposePlan& plan, unsigned blocks, double* out) {
-    transpose_marginal_kernel<Real, transpose_load_batch<Real>(), kUnselected>
-        <<<blocks, kTransposeThreads>>>(pairs, plan, out);
+void launch_transpose(const AmpPair<Real>* pairs, const TransposePlan& plan, unsigned blocks, StateLoads loads,
+                      double* out) {
+    if (loads == StateLoads::EvictFirst) {
+        transpose_marginal_kernel<Real, transpose_load_batch<Real>(), kUnselected, StateLoads::EvictFirst>
+            <<<blocks, kTransposeThreads>>>(pairs, plan, out);
+    } else {
+        transpose_marginal_kernel<Real, transpose_load_batch<Real>(), kUnselected, StateLoads::Normal>
+            <<<blocks, kTransposeThreads>>>(pairs, plan, out);
+    }
     QMARG_CHECK_LAUNCH(transpose_marginal_kernel);
 }
 
@@ -154,7 +160,7 @@ void launch_transpose(const AmpPair<Real>* pairs, const TransposePlan& plan, uns
 
 template <class Real>
 void marginal_probabilities_transpose(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits,
-                                      double* out) {
+                                      StateLoads loads, double* out) {
     const TransposePlan plan = make_transpose_plan(num_qubits, qubits);
     const std::uint64_t blocks = std::uint64_t{1} << plan.block_bits;
     if (blocks > 0x7fffffffu) {
@@ -164,18 +170,20 @@ void marginal_probabilities_transpose(const std::complex<Real>* amps, int num_qu
     const auto grid = static_cast<unsigned>(blocks);
     static_assert(kTransposeMaxUnselected == 4, "one kernel per u = 0 .. kTransposeMaxUnselected");
     switch (plan.unselected_bits) {
-        case 0: return launch_transpose<Real, 0>(pairs, plan, grid, out);
-        case 1: return launch_transpose<Real, 1>(pairs, plan, grid, out);
-        case 2: return launch_transpose<Real, 2>(pairs, plan, grid, out);
-        case 3: return launch_transpose<Real, 3>(pairs, plan, grid, out);
-        case 4: return launch_transpose<Real, 4>(pairs, plan, grid, out);
+        case 0: return launch_transpose<Real, 0>(pairs, plan, grid, loads, out);
+        case 1: return launch_transpose<Real, 1>(pairs, plan, grid, loads, out);
+        case 2: return launch_transpose<Real, 2>(pairs, plan, grid, loads, out);
+        case 3: return launch_transpose<Real, 3>(pairs, plan, grid, loads, out);
+        case 4: return launch_transpose<Real, 4>(pairs, plan, grid, loads, out);
     }
     throw Error("transposed marginal path: " + std::to_string(plan.unselected_bits) +
                 " unselected qubits, beyond its limit of " + std::to_string(kTransposeMaxUnselected));
 }
 
-template void marginal_probabilities_transpose<float>(const std::complex<float>*, int, const Qubits&, double*);
-template void marginal_probabilities_transpose<double>(const std::complex<double>*, int, const Qubits&, double*);
+template void marginal_probabilities_transpose<float>(const std::complex<float>*, int, const Qubits&, StateLoads,
+                                                      double*);
+template void marginal_probabilities_transpose<double>(const std::complex<double>*, int, const Qubits&, StateLoads,
+                                                       double*);
 
 }  // namespace gpu
 }  // namespace qmarg

@@ -26,6 +26,7 @@
 #include <complex>
 #include <cstdint>
 
+#include "marginal_state_loads.hpp"
 #include "qmarg/bits.hpp"
 #include "qmarg/types.hpp"
 
@@ -95,18 +96,19 @@ bool takes_transposed_path(int num_qubits, const Qubits& qubits, bool single_pre
 TransposePlan make_transpose_plan(int num_qubits, const Qubits& qubits);
 
 // The transposed path itself (cuda/marginal_transpose.cu): writes the 2^k
-// bins to the device array `out`. `amps` is a device pointer. Throws
-// qmarg::Error outside transpose_applies; BinStationary calls it where
+// bins to the device array `out`, loading the state as `loads` says
+// (BinStationary passes state_loads_for_device). `amps` is a device pointer.
+// Throws qmarg::Error outside transpose_applies; BinStationary calls it where
 // takes_transposed_path holds, the benchmark and the tests on its whole range.
 template <class Real>
 void marginal_probabilities_transpose(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits,
-                                      double* out);
+                                      StateLoads loads, double* out);
 
 // The other path, BinStationary's streaming kernel (cuda/marginal_bin_stationary.cu),
-// alone: any case, whatever takes_transposed_path says. `amps` and `out` as above.
+// alone: any case, whatever takes_transposed_path says. Arguments as above.
 template <class Real>
 void marginal_probabilities_bin_stationary_streaming(const std::complex<Real>* amps, int num_qubits,
-                                                     const Qubits& qubits, double* out);
+                                                     const Qubits& qubits, StateLoads loads, double* out);
 
 // XOR of images[i] over the set bits i < count of value.
 template <class T>

@@ -7,7 +7,8 @@
 // orders; bitwise equal on repeat. Lists of k <= n - 5 go through the library
 // (BinStationary, BinStationaryAtomic, Auto); lists of k >= n - 4, which the
 // library may send to the transposed path, also through the streaming path
-// alone. Failures name the seed, n and the qubit list.
+// alone, with plain and with evict-first state loads (StateLoads). Failures
+// name the seed, n and the qubit list.
 #include <algorithm>
 #include <cstring>
 #include <random>
@@ -26,6 +27,7 @@ using qmarg::MarginalOptions;
 using qmarg::MarginalStrategy;
 using qmarg::Qubits;
 using qmarg::StateVector;
+using qmarg::gpu::StateLoads;
 using qmarg_test::expect_bins_near;
 
 template <class Real>
@@ -79,13 +81,18 @@ TYPED_TEST(MarginalStepSegmentsTest, EveryLoadASegmentMatchesTheCpuReference) {
                 SCOPED_TRACE("random seed " + std::to_string(seed) + ", n = " + std::to_string(n) + ", " +
                              qmarg_test::describe(qubits) + ", streaming path alone");
                 qmarg::DeviceBuffer<double> out(std::size_t{1} << qubits.size());
-                qmarg::gpu::marginal_probabilities_bin_stationary_streaming(gpu.data(), n, qubits, out.data());
-                const std::vector<double> first = out.to_host();
-                expect_bins_near<TypeParam>(first, qmarg::marginal_probabilities(cpu, qubits));
-                qmarg::gpu::marginal_probabilities_bin_stationary_streaming(gpu.data(), n, qubits, out.data());
-                const std::vector<double> again = out.to_host();
-                EXPECT_EQ(0, std::memcmp(first.data(), again.data(), first.size() * sizeof(double)))
-                    << "not bitwise equal on repeat";
+                for (const StateLoads loads : {StateLoads::Normal, StateLoads::EvictFirst}) {
+                    SCOPED_TRACE(loads == StateLoads::Normal ? "plain loads" : "evict-first loads");
+                    qmarg::gpu::marginal_probabilities_bin_stationary_streaming(gpu.data(), n, qubits, loads,
+                                                                                out.data());
+                    const std::vector<double> first = out.to_host();
+                    expect_bins_near<TypeParam>(first, qmarg::marginal_probabilities(cpu, qubits));
+                    qmarg::gpu::marginal_probabilities_bin_stationary_streaming(gpu.data(), n, qubits, loads,
+                                                                                out.data());
+                    const std::vector<double> again = out.to_host();
+                    EXPECT_EQ(0, std::memcmp(first.data(), again.data(), first.size() * sizeof(double)))
+                        << "not bitwise equal on repeat";
+                }
             }
 #endif
             if (this->HasFatalFailure()) return;

@@ -29,6 +29,7 @@ using qmarg::MarginalOptions;
 using qmarg::MarginalStrategy;
 using qmarg::Qubits;
 using qmarg::StateVector;
+using qmarg::gpu::StateLoads;
 
 template <class Real>
 using MarginalTransposeTest = qmarg_test::GpuTest<Real>;
@@ -85,8 +86,10 @@ TYPED_TEST(MarginalTransposeTest, MatchesTheCpuReferenceAndRepeatsBitwise) {
 #if defined(QMARG_TESTS_WITH_CUDA)
 // The transposed path called alone, for every count of unselected qubits u =
 // 0 .. 4: where BinStationary's rule prefers the streaming kernel (small
-// states, lists starting 0, 1, ..., 5) this is the only test of it. (A build
-// without CUDA has no such function.)
+// states, lists starting 0, 1, ..., 5) this is the only test of it. Both
+// ways of loading the state (StateLoads) give the same bits; on states this
+// small the library itself loads them plainly. (A build without CUDA has no
+// such function.)
 TYPED_TEST(MarginalTransposeTest, ItsKernelForEveryUnselectedCountMatchesTheCpuReference) {
     const std::uint64_t seed = qmarg_test::fresh_seed();
     std::mt19937_64 rng(seed);
@@ -101,13 +104,18 @@ TYPED_TEST(MarginalTransposeTest, ItsKernelForEveryUnselectedCountMatchesTheCpuR
                 SCOPED_TRACE("random seed " + std::to_string(seed) + ", n = " + std::to_string(n) + ", " +
                              qmarg_test::describe(qubits) + ", transposed path alone");
                 qmarg::DeviceBuffer<double> out(std::size_t{1} << k);
-                qmarg::gpu::marginal_probabilities_transpose(gpu.data(), n, qubits, out.data());
+                qmarg::gpu::marginal_probabilities_transpose(gpu.data(), n, qubits, StateLoads::Normal, out.data());
                 const std::vector<double> first = out.to_host();
                 expect_bins_near<TypeParam>(first, qmarg::marginal_probabilities(cpu, qubits));
-                qmarg::gpu::marginal_probabilities_transpose(gpu.data(), n, qubits, out.data());
+                qmarg::gpu::marginal_probabilities_transpose(gpu.data(), n, qubits, StateLoads::Normal, out.data());
                 const std::vector<double> again = out.to_host();
                 EXPECT_EQ(0, std::memcmp(first.data(), again.data(), first.size() * sizeof(double)))
                     << "not bitwise equal on repeat";
+                qmarg::gpu::marginal_probabilities_transpose(gpu.data(), n, qubits, StateLoads::EvictFirst,
+                                                             out.data());
+                const std::vector<double> evict_first = out.to_host();
+                EXPECT_EQ(0, std::memcmp(first.data(), evict_first.data(), first.size() * sizeof(double)))
+                    << "evict-first loads changed the bits";
                 if (this->HasFatalFailure()) return;
             }
         }
