@@ -60,29 +60,29 @@ __device__ __forceinline__ double probability(float2 a) {
     return re * re + im * im;
 }
 
-// One load of a pair of amplitudes (AmpPair) by BinStationary's kernels, with
-// the L2 policy that state_loads_for chose (marginal_state_loads.hpp): plain,
-// or cache-streaming (ld.global.cs), whose lines L2 evicts first. A double
-// pair is 32 bytes, two 16-byte loads on sm_90 either way.
-template <StateLoads kLoads>
-__device__ __forceinline__ float4 load_pair(const float4* p) {
-    if constexpr (kLoads == StateLoads::Normal) {
-        return *p;
-    } else {
-        float4 v;
-        asm("ld.global.cs.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
-        return v;
-    }
+// A pair of amplitudes (AmpPair) loaded cache-streaming (ld.global.cs): L2
+// evicts its lines first. A double pair is 32 bytes, two 16-byte loads on
+// sm_90 (as a plain load of it is).
+__device__ __forceinline__ float4 load_pair_evict_first(const float4* p) {
+    float4 v;
+    asm("ld.global.cs.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
+    return v;
 }
-template <StateLoads kLoads>
-__device__ __forceinline__ double4_32a load_pair(const double4_32a* p) {
-    if constexpr (kLoads == StateLoads::Normal) {
-        return *p;
+__device__ __forceinline__ double4_32a load_pair_evict_first(const double4_32a* p) {
+    double4_32a v;
+    asm("ld.global.cs.v2.f64 {%0, %1}, [%2];" : "=d"(v.x), "=d"(v.y) : "l"(p));
+    asm("ld.global.cs.v2.f64 {%0, %1}, [%2+16];" : "=d"(v.z), "=d"(v.w) : "l"(p));
+    return v;
+}
+
+// One load of a pair of amplitudes by BinStationary's kernels, as
+// state_loads_for chose (marginal_state_loads.hpp).
+template <StateLoads kLoads, class Pair>
+__device__ __forceinline__ Pair load_pair(const Pair* p) {
+    if constexpr (kLoads == StateLoads::EvictFirst) {
+        return load_pair_evict_first(p);
     } else {
-        double4_32a v;
-        asm("ld.global.cs.v2.f64 {%0, %1}, [%2];" : "=d"(v.x), "=d"(v.y) : "l"(p));
-        asm("ld.global.cs.v2.f64 {%0, %1}, [%2+16];" : "=d"(v.z), "=d"(v.w) : "l"(p));
-        return v;
+        return *p;
     }
 }
 
