@@ -42,7 +42,8 @@
 //   0.933 -> 0.920).
 // Back to back, the same call 8 times before the 8 timed (how the benchmark
 //   times larger states): level, -0.004 to +0.042 (the engine sweep's random
-//   order at n = 24, k = 20: 0.821-0.825 -> 0.861-0.867). Whatever keeps the
+//   order at n = 24, k = 20: 0.821-0.825 -> 0.861-0.867), the same with the
+//   16 calls queued without the host between them. Whatever keeps the
 //   output's lines in L2 then is not the loads' priority: not found.
 // Where the rule says Normal, evict-first measured (after a clean read):
 //     output of 32 MiB (k = 22): streaming -0.01 to +0.04 at n = 24,
