@@ -75,7 +75,7 @@ StateLoads state_loads_for(int num_qubits, int k, bool single_precision, std::ui
     const auto at_least = [&](int log_bytes, std::uint64_t bytes) {
         return log_bytes >= 63 || (std::uint64_t{1} << log_bytes) >= bytes;
     };
-    const bool state_pushes_output_out = at_least(log_state, 2 * l2_bytes);
+    const bool state_pushes_output_out = at_least(log_state - 1, l2_bytes);  // half the state >= the L2
     const bool output_fits_beside_stream = log_output < 63 && (std::uint64_t{1} << log_output) <= l2_bytes / 2;
     return state_pushes_output_out && output_fits_beside_stream ? StateLoads::EvictFirst : StateLoads::Normal;
 }
