@@ -43,8 +43,13 @@
 // Back to back, the same call 8 times before the 8 timed (how the benchmark
 //   times larger states): level, -0.004 to +0.042 (the engine sweep's random
 //   order at n = 24, k = 20: 0.821-0.825 -> 0.861-0.867), the same with the
-//   16 calls queued without the host between them. Whatever keeps the
-//   output's lines in L2 then is not the loads' priority: not found.
+//   16 calls queued without the host between them. What holds it back is
+//   the previous call's output, dirty in L2: discarding those lines
+//   (discard.global.L2, one kernel between the calls, not timed) lifted the
+//   same cells by 0.01 to 0.05 with either load (evict-first: double n = 24,
+//   k = 20 high 0.917 -> 0.962, float n = 26, k = 20 descending 0.884 ->
+//   0.908), but timed with the call the discarding kernel cost as much
+//   (0.899 -> 0.864 and 0.884 -> 0.879).
 // Where the rule says Normal, evict-first measured (after a clean read):
 //     output of 32 MiB (k = 22): streaming -0.01 to +0.04 at n = 24,
 //       -0.016 to -0.041 at n = 26, +0.00 to +0.017 at n = 28, 30;
