@@ -47,7 +47,6 @@
 #include "device_array.cuh"
 #include "marginal_atomic_merge.hpp"
 #include "marginal_common.cuh"
-#include "marginal_plan.cuh"
 #include "marginal_transpose_plan.hpp"
 #include "qmarg/bits.hpp"
 #include "qmarg/error.hpp"
