@@ -922,10 +922,9 @@ void run_streaming(const AmpPair<Real>* amps2, int num_qubits, const Launch& lau
 template <class Real, Merge kMerge>
 void run_streaming(const AmpPair<Real>* amps2, int num_qubits, const Launch& launch, StateLoads loads,
                    double* out) {
-    if (loads == StateLoads::EvictFirst) {
-        return run_streaming<Real, kMerge, StateLoads::EvictFirst>(amps2, num_qubits, launch, out);
-    }
-    run_streaming<Real, kMerge, StateLoads::Normal>(amps2, num_qubits, launch, out);
+    with_state_loads(loads, [&](auto chosen) {
+        run_streaming<Real, kMerge, decltype(chosen)::value>(amps2, num_qubits, launch, out);
+    });
 }
 
 static_assert(1 + kLaneBits == kStreamingStorePrefix, "streaming_stores_coalesce names bit 0 and the lane bits");

@@ -15,6 +15,7 @@
 #include <complex>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "device_complex.cuh"
 #include "marginal_state_loads.hpp"
@@ -83,6 +84,17 @@ __device__ __forceinline__ Pair load_pair(const Pair* p) {
         return load_pair_evict_first(p);
     } else {
         return *p;
+    }
+}
+
+// Calls f with std::integral_constant<StateLoads, loads>, so that a launcher
+// picks the kernel instantiation for a runtime choice of loads in one place.
+template <class F>
+void with_state_loads(StateLoads loads, F&& f) {
+    if (loads == StateLoads::EvictFirst) {
+        f(std::integral_constant<StateLoads, StateLoads::EvictFirst>{});
+    } else {
+        f(std::integral_constant<StateLoads, StateLoads::Normal>{});
     }
 }
 

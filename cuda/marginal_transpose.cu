@@ -146,13 +146,10 @@ __global__ void __launch_bounds__(kTransposeThreads, kTransposeBlocksPerSm)
 template <class Real, int kUnselected>
 void launch_transpose(const AmpPair<Real>* pairs, const TransposePlan& plan, unsigned blocks, StateLoads loads,
                       double* out) {
-    if (loads == StateLoads::EvictFirst) {
-        transpose_marginal_kernel<Real, transpose_load_batch<Real>(), kUnselected, StateLoads::EvictFirst>
+    with_state_loads(loads, [&](auto chosen) {
+        transpose_marginal_kernel<Real, transpose_load_batch<Real>(), kUnselected, decltype(chosen)::value>
             <<<blocks, kTransposeThreads>>>(pairs, plan, out);
-    } else {
-        transpose_marginal_kernel<Real, transpose_load_batch<Real>(), kUnselected, StateLoads::Normal>
-            <<<blocks, kTransposeThreads>>>(pairs, plan, out);
-    }
+    });
     QMARG_CHECK_LAUNCH(transpose_marginal_kernel);
 }
 

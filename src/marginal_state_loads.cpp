@@ -77,7 +77,7 @@ StateLoads state_loads_for(int num_qubits, int k, bool single_precision, std::ui
     // log2 of the bytes, to stay clear of overflow at any n and k.
     const int log_state = num_qubits + (single_precision ? 3 : 4);
     const int log_output = k + 3;
-    const auto at_least = [&](int log_bytes, std::uint64_t bytes) {
+    const auto at_least = [](int log_bytes, std::uint64_t bytes) {
         return log_bytes >= 63 || (std::uint64_t{1} << log_bytes) >= bytes;
     };
     const bool state_pushes_output_out = at_least(log_state - 1, l2_bytes);  // half the state >= the L2
