@@ -595,10 +595,10 @@ std::uint64_t atomic_sectors_per_kib(const Plan& plan) {
 }
 
 // The order a block counts its segments in (Plan::flip_index): first the
-// outer bits whose bins lie among the output's first kOuterFirstBins (256
-// bytes), lowest bin first, so that a block's consecutive segments complete
-// whole lines of the output; then the others in ascending index position
-// (the stable sort keeps that order). In index order alone, where the outer
+// outer bits whose bin bit is below kOuterFirstBins (a step within 256 bytes
+// of the output), lowest first, so that a block's consecutive segments
+// complete whole lines of the output; then the others in ascending index
+// position (the stable sort keeps that order). In index order alone, where the outer
 // bits select high bins (descending and other falling orders), a block
 // writes part of a line per segment and leaves the rest of it to blocks that
 // run much later. The order of the segments changes no addition: the bins
