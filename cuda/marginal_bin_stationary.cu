@@ -598,11 +598,11 @@ std::uint64_t atomic_sectors_per_kib(const Plan& plan) {
 // outer bits whose bin bit is below kOuterFirstBins (a step within 256 bytes
 // of the output), lowest first, so that a block's consecutive segments
 // complete whole lines of the output; then the others in ascending index
-// position (the stable sort keeps that order). In index order alone, where the outer
-// bits select high bins (descending and other falling orders), a block
-// writes part of a line per segment and leaves the rest of it to blocks that
-// run much later. The order of the segments changes no addition: the bins
-// are the same bits.
+// position (the stable sort keeps that order). In index order alone, where
+// the outer bits select high bins (descending and other falling orders), a
+// block writes part of a line per segment and leaves the rest of it to
+// blocks that run much later. The order of the segments changes no
+// addition: the bins are the same bits.
 // Measured on an H100 (BinStationary, k = 12..20, ratio to the read
 // roofline, two runs each, alternating with index order and with a first
 // stretch of 16 bins, one line): on descending qubits double n = 24, k = 18
