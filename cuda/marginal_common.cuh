@@ -61,18 +61,18 @@ __device__ __forceinline__ double probability(float2 a) {
     return re * re + im * im;
 }
 
-// A pair of amplitudes (AmpPair) loaded cache-streaming (ld.global.cs): L2
-// evicts its lines first. A double pair is 32 bytes, two 16-byte loads on
-// sm_90 (as a plain load of it is).
-__device__ __forceinline__ float4 load_pair_evict_first(const float4* p) {
-    float4 v;
-    asm("ld.global.cs.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
-    return v;
-}
+// A pair of amplitudes (AmpPair) loaded cache-streaming (__ldcs,
+// ld.global.cs): L2 evicts its lines first. A double pair is 32 bytes, two
+// 16-byte loads on sm_90 (as a plain load of it is).
+__device__ __forceinline__ float4 load_pair_evict_first(const float4* p) { return __ldcs(p); }
 __device__ __forceinline__ double4_32a load_pair_evict_first(const double4_32a* p) {
+    const auto* halves = reinterpret_cast<const double2*>(p);
+    const double2 low = __ldcs(halves), high = __ldcs(halves + 1);
     double4_32a v;
-    asm("ld.global.cs.v2.f64 {%0, %1}, [%2];" : "=d"(v.x), "=d"(v.y) : "l"(p));
-    asm("ld.global.cs.v2.f64 {%0, %1}, [%2+16];" : "=d"(v.z), "=d"(v.w) : "l"(p));
+    v.x = low.x;
+    v.y = low.y;
+    v.z = high.x;
+    v.w = high.y;
     return v;
 }
 
