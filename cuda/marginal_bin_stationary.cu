@@ -73,7 +73,11 @@ struct Plan {
     std::uint64_t warp_offset[kWarps];  // index bits set by each warp id
     std::uint64_t warp_bin[kWarps];     // bin bits set by each warp id
     std::uint64_t bit0_bin;          // bin bit of index bit 0 (0 when qubit 0 is not selected)
-    std::uint64_t inner_mask;        // index bits of the inner (unselected) task bits
+    // The inner (unselected) task bits: part_mask picks a block's part of a
+    // split segment (0 where no segment is split), and the block's tasks in
+    // a segment walk the subsets of task_mask, lowest bit first.
+    std::uint64_t part_mask;
+    std::uint64_t task_mask;
     // Outer (selected) task bits in the order a block counts its segments
     // (outer_bit_before: the lowest bins first, then ascending index position):
     // flip_*[t] is what changes in the index / the bin when a segment
@@ -240,14 +244,14 @@ __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<
     double* dest = add_into_out ? out + (part & plan.copy_mask) * plan.copy_stride
                    : log_parts  ? partials + part * plan.bins
                                 : out;
-    // The first inner offset of this block's part of its segment.
-    const std::uint64_t inner_first = deposit_bits(part << plan.log_segment_tasks, plan.inner_mask);
-    const std::uint64_t not_inner = ~plan.inner_mask;
+    // The thread's index bits with this block's part of its segment.
+    const std::uint64_t block_index = thread_index | deposit_bits(part, plan.part_mask);
+    const std::uint64_t not_task = ~plan.task_mask;
 
     // Two cursors walk the same (segment, task) sequence: the load cursor runs
     // kUnroll steps ahead of the accumulate cursor, so kUnroll loads are in
     // flight even when segments are a single task long.
-    std::uint64_t load_segment = first_segment, load_index, load_inner = inner_first, load_task = 0;
+    std::uint64_t load_segment = first_segment, load_index, load_inner = 0, load_task = 0;
     std::uint64_t sum_segment = first_segment, sum_bin, sum_task = 0;
     segment_offsets(plan, first_segment, load_index, sum_bin);
     // The thread's sums for its two bins in the current segment (one-element
@@ -259,13 +263,13 @@ __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<
 #pragma unroll
         for (int j = 0; j < kUnroll; ++j) {
             if (step + j < steps) {
-                v[j] = load_pair<kLoads>(amps2 + ((thread_index | load_index | load_inner) >> 1));
+                v[j] = load_pair<kLoads>(amps2 + ((block_index | load_index | load_inner) >> 1));
                 if (++load_task == tasks) {
                     load_task = 0;
-                    load_inner = inner_first;
+                    load_inner = 0;
                     next_segment(plan.flip_index, load_segment, load_index);
                 } else {
-                    load_inner = ((load_inner | not_inner) + 1) & plan.inner_mask;  // next subset of inner_mask
+                    load_inner = ((load_inner | not_task) + 1) & plan.task_mask;  // next subset of task_mask
                 }
             }
         }
@@ -621,6 +625,44 @@ bool outer_bit_before(std::uint64_t bin_a, std::uint64_t bin_b) {
     return first_a && bin_a < bin_b;
 }
 
+// Splits the inner bits (ascending index positions) into the part bits and
+// the task bits of plan.log_parts parts. The plan of few parts (one wave of
+// at most 2^kLogFewPartsMaxBlocks long blocks on small states) interleaves
+// its parts (`interleaved`): the part bits are the lowest inner bits, so part
+// p runs tasks p, p + P, p + 2P, ... of its segment, and the blocks of the
+// wave sweep the state side by side. Every other plan gives a part one
+// contiguous run of tasks (the part bits are the highest inner bits). The
+// parts cover the same amplitudes either way; only which block adds which
+// changes, and for a given plan that is fixed, so BinStationary stays
+// deterministic.
+// Why: in one wave of long blocks that each read a contiguous run, the
+// blocks end at different times, and the wave's tail reads with part of the
+// GPU idle. A probe on an
+// H100 (a plain read of 128 MiB in 4 KiB pieces, L2 flushed, medians of 300
+// runs): 512 blocks of contiguous runs 47.6 us, interleaved 46.1, 4096 short
+// blocks 45.9, the read roofline 46.3; 256 MiB: 90.9, 89.0, 89.5, 89.5.
+// Through the library (n = 22..26, k = 1..15, five layouts, both
+// precisions, five alternating runs at n = 24, 26 and one at n = 22, ratio
+// to the read roofline): BinStationary float n = 24 mean 0.868 -> 0.877,
+// k = 6 scattered 0.827 -> 0.858, k = 4 scattered 0.847 -> 0.868, k = 5
+// random 0.835 -> 0.852; float n = 26 0.944 -> 0.951; double n = 22 0.821
+// -> 0.835, n = 24 0.932 -> 0.935, n = 26 0.977 -> 0.982 (worst cell 0.939
+// -> 0.956); float n = 22 level. BinStationaryAtomic, where it runs the
+// plan of few parts: float n = 24, k = 6 scattered 0.885 -> 0.914, k = 15
+// scattered 0.904 -> 0.925, k = 8 lowest 0.878 -> 0.890, and one loss, k = 10
+// lowest 0.896 -> 0.886 (its 2 x 256 blocks now end together, and their
+// atomics into the output meet at the end of the call). Interleaving the
+// plan of many parts as well (several waves; two runs) gained in double
+// (n = 24, 26: +0.005 to +0.02) and lost in float (n = 24, k = 1..4: -0.01),
+// so that plan keeps contiguous runs.
+void assign_part_bits(Plan& plan, const std::vector<int>& inner, bool interleaved) {
+    const int count = static_cast<int>(inner.size());
+    for (int j = 0; j < count; ++j) {
+        const bool part_bit = interleaved ? j < plan.log_parts : j >= count - plan.log_parts;
+        (part_bit ? plan.part_mask : plan.task_mask) |= std::uint64_t{1} << inner[j];
+    }
+}
+
 Launch make_plan(int n, const Qubits& qubits, Parts parts) {
     const int k = static_cast<int>(qubits.size());
     std::vector<std::uint64_t> bin_of(n, 0);  // bin bit contributed by each index bit
@@ -666,16 +708,12 @@ Launch make_plan(int n, const Qubits& qubits, Parts parts) {
 
     // The remaining bits: unselected ones form the inner loop, selected ones the segments.
     auto is_warp_bit = [&](int bit) { return std::find(warp_bits.begin(), warp_bits.end(), bit) != warp_bits.end(); };
-    std::vector<int> outer;
+    std::vector<int> outer, inner;  // each in ascending index position
     for (int bit = 1 + kLaneBits; bit < n; ++bit) {
         if (is_warp_bit(bit)) continue;
-        if (selected(bit)) {
-            outer.push_back(bit);
-        } else {
-            plan.inner_mask |= std::uint64_t{1} << bit;
-            ++plan.inner_bits;
-        }
+        (selected(bit) ? outer : inner).push_back(bit);
     }
+    plan.inner_bits = static_cast<int>(inner.size());
     std::stable_sort(outer.begin(), outer.end(), [&](int a, int b) { return outer_bit_before(bin_of[a], bin_of[b]); });
     plan.outer_bits = static_cast<int>(outer.size());
     std::uint64_t flip_index = 0, flip_bin = 0;
@@ -689,6 +727,7 @@ Launch make_plan(int n, const Qubits& qubits, Parts parts) {
     }
 
     const int task_bits = n - kIdentityBits;  // = inner_bits + outer_bits
+    const bool few_parts = parts == Parts::Few && n <= kFewPartsMaxQubits;
     const int log_tau = std::max(kLogMinTasks, task_bits - kLogTargetBlocks);
     if (plan.inner_bits >= log_tau) {
         // Long segments: cut each into P parts of about tau tasks. The partial
@@ -698,7 +737,7 @@ Launch make_plan(int n, const Qubits& qubits, Parts parts) {
         // than 2^kLogMinSplitBlocks blocks.
         plan.log_parts = std::min(plan.inner_bits - log_tau,
                                   std::max({0, n - k - kLogPartialShare, kLogMinSplitBlocks - plan.outer_bits}));
-        if (parts == Parts::Few && n <= kFewPartsMaxQubits) {
+        if (few_parts) {
             // Longer parts, for 2^kLogFewPartsMaxBlocks blocks in all (never more parts than above).
             const int log_few_tau = std::max(kLogMinTasks, task_bits - kLogFewPartsMaxBlocks);
             plan.log_parts = std::min(plan.log_parts, std::max(0, plan.inner_bits - log_few_tau));
@@ -712,6 +751,7 @@ Launch make_plan(int n, const Qubits& qubits, Parts parts) {
         plan.log_parts = 0;
     }
     launch.blocks = std::uint64_t{1} << (plan.outer_bits - plan.log_segments_per_block + plan.log_parts);
+    assign_part_bits(plan, inner, /*interleaved=*/few_parts);
 
     plan.gather_mask = plan.bit0_bin;
     for (int lane = 0; lane < 32; ++lane) plan.gather_mask |= plan.lane_bin[lane];
