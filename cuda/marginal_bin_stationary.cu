@@ -89,8 +89,7 @@ struct Plan {
     unsigned nonselected_warp_mask;  // warp-id bits whose index bit is not selected
     int bit0_selected;
     int outer_bits;                  // s
-    int inner_bits;                  // u
-    int log_segment_tasks;           // tasks a block runs per segment: min(u, log tau)
+    int log_segment_tasks;           // tasks a block runs per segment: the bits of task_mask
     int log_segments_per_block;      // M
     int log_parts;                   // P: blocks sharing one segment (then M = 0)
     // Atomic merge only: part p adds into copy (p & copy_mask) of the bins,
@@ -626,7 +625,8 @@ bool outer_bit_before(std::uint64_t bin_a, std::uint64_t bin_b) {
 }
 
 // Splits the inner bits (ascending index positions) into the part bits and
-// the task bits of plan.log_parts parts. The plan of few parts (one wave of
+// the task bits of plan.log_parts parts (setting part_mask, task_mask and
+// log_segment_tasks). The plan of few parts (one wave of
 // at most 2^kLogFewPartsMaxBlocks long blocks on small states) interleaves
 // its parts (`interleaved`): the part bits are the lowest inner bits, so part
 // p runs tasks p, p + P, p + 2P, ... of its segment, and the blocks of the
@@ -661,6 +661,7 @@ void assign_part_bits(Plan& plan, const std::vector<int>& inner, bool interleave
         const bool part_bit = interleaved ? j < plan.log_parts : j >= count - plan.log_parts;
         (part_bit ? plan.part_mask : plan.task_mask) |= std::uint64_t{1} << inner[j];
     }
+    plan.log_segment_tasks = count - plan.log_parts;
 }
 
 Launch make_plan(int n, const Qubits& qubits, Parts parts) {
@@ -713,7 +714,7 @@ Launch make_plan(int n, const Qubits& qubits, Parts parts) {
         if (is_warp_bit(bit)) continue;
         (selected(bit) ? outer : inner).push_back(bit);
     }
-    plan.inner_bits = static_cast<int>(inner.size());
+    const int inner_bits = static_cast<int>(inner.size());  // u
     std::stable_sort(outer.begin(), outer.end(), [&](int a, int b) { return outer_bit_before(bin_of[a], bin_of[b]); });
     plan.outer_bits = static_cast<int>(outer.size());
     std::uint64_t flip_index = 0, flip_bin = 0;
@@ -729,25 +730,23 @@ Launch make_plan(int n, const Qubits& qubits, Parts parts) {
     const int task_bits = n - kIdentityBits;  // = inner_bits + outer_bits
     const bool few_parts = parts == Parts::Few && n <= kFewPartsMaxQubits;
     const int log_tau = std::max(kLogMinTasks, task_bits - kLogTargetBlocks);
-    if (plan.inner_bits >= log_tau) {
+    if (inner_bits >= log_tau) {
         // Long segments: cut each into P parts of about tau tasks. The partial
         // rows are written and read once more (2 x P x 2^k x 8 bytes): P is
         // capped at 2^(n-k-kLogPartialShare) so that this stays within 1/128
         // of a double state (1/64 of a float one), unless that leaves fewer
         // than 2^kLogMinSplitBlocks blocks.
-        plan.log_parts = std::min(plan.inner_bits - log_tau,
+        plan.log_parts = std::min(inner_bits - log_tau,
                                   std::max({0, n - k - kLogPartialShare, kLogMinSplitBlocks - plan.outer_bits}));
         if (few_parts) {
             // Longer parts, for 2^kLogFewPartsMaxBlocks blocks in all (never more parts than above).
             const int log_few_tau = std::max(kLogMinTasks, task_bits - kLogFewPartsMaxBlocks);
-            plan.log_parts = std::min(plan.log_parts, std::max(0, plan.inner_bits - log_few_tau));
+            plan.log_parts = std::min(plan.log_parts, std::max(0, inner_bits - log_few_tau));
         }
-        plan.log_segment_tasks = plan.inner_bits - plan.log_parts;
         plan.log_segments_per_block = 0;
     } else {
         // Short segments: M whole segments per block.
-        plan.log_segment_tasks = plan.inner_bits;
-        plan.log_segments_per_block = std::min(plan.outer_bits, log_tau - plan.inner_bits);
+        plan.log_segments_per_block = std::min(plan.outer_bits, log_tau - inner_bits);
         plan.log_parts = 0;
     }
     launch.blocks = std::uint64_t{1} << (plan.outer_bits - plan.log_segments_per_block + plan.log_parts);
