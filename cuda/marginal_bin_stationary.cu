@@ -484,9 +484,10 @@ constexpr int kLogMinSplitBlocks = 8;
 // How many blocks the parts of split segments aim at. Many: about 2^12 (tau
 // above), short blocks in waves, which suits the atomic merge: the blocks
 // finish over the whole call, so their atomics on a bin arrive spread out.
-// Few: at most 2^9 on states of up to 2^26 amplitudes (one wave of long
-// blocks on an H100), which suits partial rows: 8 times fewer rows for the
-// second pass and less per-block work. Measured on an H100 (n = 22..26,
+// Few: at most 2^8 on states of up to 2^26 amplitudes (one wave of long
+// blocks on an H100), which suits partial rows: 16 times fewer rows for the
+// second pass and less per-block work. First measured with 2^9 blocks of
+// contiguous runs, on an H100 (n = 22..26,
 // k = 1..20, five layouts, the two alternating; docs/marginal_engine.md):
 // with partial rows, few parts took double n = 24 from 45 to 55 cells of 60
 // at >= 0.9 of the read roofline and float n = 24 from 46 to 55 at >= 0.85,
@@ -494,9 +495,18 @@ constexpr int kLogMinSplitBlocks = 8;
 // parts stay ahead (float n = 24, k = 1: 0.96 against 0.92, where one wave
 // of blocks ends in a burst of atomics on the same bins). Larger states keep
 // many parts: their blocks already run >= 128 tasks, and the merge is <= 1 %
-// of the call.
+// of the call. With interleaved parts (assign_part_bits), 2^8 blocks beat
+// 2^9 (H100, n = 22..26, k = 1..20, five layouts, both precisions, two runs
+// alternating, ratio to the read roofline): BinStationary mean float n = 24
+// 0.885 -> 0.896, n = 26 0.950 -> 0.958, double n = 24 0.936 -> 0.947,
+// n = 26 0.981 -> 0.987; float n = 24, k = 8 lowest 0.829 -> 0.875, k = 14..16
+// random 0.87 -> 0.93-0.94 (the segments no longer split: no second pass);
+// at n = 22, k = 3..5 +0.02 to +0.05 and k = 2 -0.02. The losses: float
+// n = 24, k = 10 on the highest or descending qubits 0.87 -> 0.84 (128
+// segments of two parts instead of four), k = 6 there -0.02. 2^10 blocks
+// were worse everywhere.
 enum class Parts { Many, Few };
-constexpr int kLogFewPartsMaxBlocks = 9;
+constexpr int kLogFewPartsMaxBlocks = 8;
 constexpr int kFewPartsMaxQubits = 26;
 
 struct Launch {
@@ -1035,7 +1045,13 @@ bool atomic_merge_pays(int num_qubits, int k, const Launch& launch) {
 // n = 26, k = 8 lowest 0.92 -> 0.94; double n = 24 level. Forced where the
 // parts meet less often or split several segments, the copies lost 0.03 to
 // 0.1 (float n = 22, k = 3 lowest 0.80 -> 0.72; n = 24, k = 4 lowest 0.91
-// -> 0.88).
+// -> 0.88). With at most 2^8 few parts (kLogFewPartsMaxBlocks), k = 5 on the
+// lowest, random or scattered qubits meets 2^13 times a KiB and no longer
+// takes copies, which measured ahead where another merge replaced them
+// (H100, two runs): double n = 24, k = 5 random and scattered, many parts
+// into the output 0.936-0.938 against 0.896-0.901 with few parts into
+// copies; float n = 24, few parts into the output 0.930 against 0.908-0.910
+// with many parts into copies (the order of the rules below).
 constexpr int kLogCopies = 3;
 constexpr int kLogCopiesMeeting = 14;
 // So a plan that meets that often has at least as many parts as copies.
@@ -1049,9 +1065,9 @@ bool copies_of_output_pay(int num_qubits, int k, const Launch& few) {
 // refuses the plan of many parts (it counts the additions that meet in a
 // KiB of the output), whether its atomics pay all the same: the L2 serialises
 // requests, an instruction's sectors of a line, so what decides is the
-// plan's atomic_sectors_per_kib, against 2^(n - kLogSectorShare) for a float
-// state and twice that for a double one (whose read takes twice as long).
-// Within that bound many parts add into the output itself, unless
+// plan's atomic_sectors_per_kib, which has to stay under 2^(n -
+// kLogSectorShare) for either precision. Under that bound many parts add
+// into the output itself, unless
 // copies_of_output_pay on few parts; beyond it they add into copies of the
 // output (8 times fewer sectors a KiB, for one more kernel) where few parts
 // would take copies too; otherwise few parts run as before. Measured on an
@@ -1070,13 +1086,24 @@ bool copies_of_output_pay(int num_qubits, int k, const Launch& few) {
 // float n = 24, k = 5 lowest, random, scattered 0.86-0.88 -> 0.90-0.91,
 // n = 26, k = 6 and 8 lowest +0.01 to +0.02; where few parts add into the
 // output gathered it lost (float n = 24, k = 6 random 0.905 -> 0.88).
+// That fit allowed up to 2^(n - 10) sectors for a float state and twice that
+// for a double one. Once few parts were interleaved and at most 2^8
+// (kLogFewPartsMaxBlocks), they ran ahead of many parts into the output at
+// and above 2^(n - 10) in both precisions (H100, every cell of n = 24, 26,
+// k = 1..16 where this rule decides, three runs each of the rule and of few
+// parts in its place): float n = 26, k = 5 lowest (2^16) 0.916 -> 0.961,
+// double 0.967 -> 0.991; double n = 24, k = 8 random (2^14) 0.918 -> 0.934,
+// k = 4 lowest and k = 5 random, scattered (2^15) +0.003 to +0.005; at
+// exactly 2^14 in float n = 24 the cells split, k = 3 lowest and k = 8
+// random, scattered +0.011 to +0.031, k = 3 random and k = 4 random,
+// scattered -0.016 to -0.026. Under the bound many parts stayed ahead
+// (float n = 24, k = 3..6 on high or descending qubits, 2^13: 0.95 against
+// 0.90-0.93).
 constexpr int kLogSectorShare = 10;
 enum class SmallStateMerge { IntoOutput, IntoCopies, FewParts };
-SmallStateMerge small_state_many_parts_merge(int num_qubits, bool single_precision, const Launch& many,
-                                             bool copies_pay_on_few) {
+SmallStateMerge small_state_many_parts_merge(int num_qubits, const Launch& many, bool copies_pay_on_few) {
     if (num_qubits > kFewPartsMaxQubits || many.plan.log_parts < kLogCopies) return SmallStateMerge::FewParts;
-    const std::uint64_t bound = std::uint64_t{1} << (num_qubits - kLogSectorShare + (single_precision ? 0 : 1));
-    const bool few_requests = many.atomic_sectors_per_kib <= bound;
+    const bool few_requests = many.atomic_sectors_per_kib < (std::uint64_t{1} << (num_qubits - kLogSectorShare));
     if (copies_pay_on_few) return few_requests ? SmallStateMerge::FewParts : SmallStateMerge::IntoCopies;
     return few_requests ? SmallStateMerge::IntoOutput : SmallStateMerge::FewParts;
 }
@@ -1104,7 +1131,7 @@ Launch with_copies_of_output(Launch launch) {
     launch.plan.copy_stride = std::max(launch.plan.bins, kBinsPerKib);
     return launch;
 }
-MergePlan choose_plan_and_merge(int num_qubits, const Qubits& qubits, bool single_precision, bool atomics_allowed) {
+MergePlan choose_plan_and_merge(int num_qubits, const Qubits& qubits, bool atomics_allowed) {
     const int k = static_cast<int>(qubits.size());
     const Launch few = cached_plan(num_qubits, qubits, Parts::Few);
     if (atomics_allowed) {
@@ -1112,7 +1139,7 @@ MergePlan choose_plan_and_merge(int num_qubits, const Qubits& qubits, bool singl
         if (many.blocks > (std::uint64_t{1} << kLogFewBlocks)) {
             if (atomic_merge_pays(num_qubits, k, many)) return {many, Parts::Many, true};
             const bool copies_pay_on_few = copies_of_output_pay(num_qubits, k, few);
-            switch (small_state_many_parts_merge(num_qubits, single_precision, many, copies_pay_on_few)) {
+            switch (small_state_many_parts_merge(num_qubits, many, copies_pay_on_few)) {
                 case SmallStateMerge::IntoOutput: return {many, Parts::Many, true};
                 case SmallStateMerge::IntoCopies: return {with_copies_of_output(many), Parts::Many, true};
                 case SmallStateMerge::FewParts: break;
@@ -1125,8 +1152,8 @@ MergePlan choose_plan_and_merge(int num_qubits, const Qubits& qubits, bool singl
     return {few, Parts::Few, atomics_allowed && atomic_merge_pays(num_qubits, k, few)};
 }
 // ... and whether its atomics are gathered per block.
-MergePlan choose_merge(int num_qubits, const Qubits& qubits, bool single_precision, bool atomics_allowed) {
-    MergePlan chosen = choose_plan_and_merge(num_qubits, qubits, single_precision, atomics_allowed);
+MergePlan choose_merge(int num_qubits, const Qubits& qubits, bool atomics_allowed) {
+    MergePlan chosen = choose_plan_and_merge(num_qubits, qubits, atomics_allowed);
     chosen.launch.plan.gather_atomics = chosen.atomic && gather_atomics_pay(chosen.launch.plan);
     return chosen;
 }
@@ -1143,8 +1170,7 @@ void run_streaming_path(const std::complex<Real>* amps, int num_qubits, const Qu
         QMARG_CHECK_LAUNCH(small_state_kernel);
         return;
     }
-    const MergePlan chosen =
-        choose_merge(num_qubits, qubits, std::is_same<Real, float>::value, kMerge == Merge::Atomic);
+    const MergePlan chosen = choose_merge(num_qubits, qubits, kMerge == Merge::Atomic);
     const auto* amps2 = reinterpret_cast<const AmpPair<Real>*>(amps);
     if (chosen.atomic) {
         run_streaming<Real, Merge::Atomic>(amps2, num_qubits, chosen.launch, loads, out);
@@ -1176,7 +1202,7 @@ AtomicMerge bin_stationary_atomic_merge(int num_qubits, const Qubits& qubits, bo
     if (takes_transposed_path(num_qubits, qubits, single_precision) || num_qubits < kMinQubits) {
         return AtomicMerge::None;
     }
-    const MergePlan chosen = choose_merge(num_qubits, qubits, single_precision, true);
+    const MergePlan chosen = choose_merge(num_qubits, qubits, true);
     if (!chosen.atomic) return AtomicMerge::None;
     const bool many = chosen.parts == Parts::Many;
     if (chosen.launch.plan.copy_mask != 0) {
@@ -1187,7 +1213,7 @@ AtomicMerge bin_stationary_atomic_merge(int num_qubits, const Qubits& qubits, bo
 
 bool bin_stationary_atomics_gathered(int num_qubits, const Qubits& qubits, bool single_precision) {
     if (bin_stationary_atomic_merge(num_qubits, qubits, single_precision) == AtomicMerge::None) return false;
-    return choose_merge(num_qubits, qubits, single_precision, true).launch.plan.gather_atomics != 0;
+    return choose_merge(num_qubits, qubits, true).launch.plan.gather_atomics != 0;
 }
 
 template <class Real>

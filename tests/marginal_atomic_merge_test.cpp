@@ -45,19 +45,20 @@ Qubits highest(int n, int k) {
 using qmarg::gpu::AtomicMerge;
 using qmarg::gpu::bin_stationary_atomic_merge;
 
-// The rule where it was measured (n = 22, 24, cuda/marginal_bin_stationary.cu):
+// The rule where it was measured (n = 22..26, cuda/marginal_bin_stationary.cu):
 // atomics on many parts for one or two bins and for many bins on high
 // qubits, where many parts are 4096 blocks, and on small states wherever the
-// requests that meet on a KiB of the output stay few enough (3 or 4 bins; a
-// float state allows half as many as a double one); into copies of the
-// output on many parts where they would not and few parts would add into
-// copies too (the lowest 5 or 6 qubits); on few parts where many parts are
-// only 1024 blocks (n = 22) or would meet too often (the lowest 4 qubits of
-// a float state); into copies of the output on few parts where many parts
-// are too few and the few parts of one segment meet on 64 bins or more (the
-// lowest 6 or 8 qubits); partial rows where few parts of several segments
-// meet on 128 bins (the lowest 10 qubits at n = 22); nothing to merge where
-// no segment is split, on the transposed path and on the small-state kernel.
+// requests that meet on a KiB of the output stay under 2^(n - 10) in either
+// precision (3 bins on the highest qubits); into copies of the output on
+// many parts where they would not and few parts would add into copies too
+// (the lowest 6 qubits, or 5 of them and one more); on few parts where many
+// parts are only 1024 blocks (n = 22) or would meet too often (the lowest 3
+// to 5 qubits, 4 spread ones); into copies of the output on few parts where
+// many parts are too few and the few parts of one segment meet on 64 bins or
+// more (the lowest 6 or 8 qubits); partial rows where few parts of several
+// segments meet on 128 bins (the lowest 10 qubits at n = 22); nothing to
+// merge where no segment is split, on the transposed path and on the
+// small-state kernel.
 TEST(MarginalAtomicMergeRule, MergesWithAtomicsWhereThatWasMeasuredFaster) {
     for (bool single : {false, true}) {
         SCOPED_TRACE(single ? "float" : "double");
@@ -66,13 +67,15 @@ TEST(MarginalAtomicMergeRule, MergesWithAtomicsWhereThatWasMeasuredFaster) {
         EXPECT_EQ(AtomicMerge::ManyParts, bin_stationary_atomic_merge(24, {12, 3}, single));
         EXPECT_EQ(AtomicMerge::ManyParts, bin_stationary_atomic_merge(24, highest(24, 10), single));
         EXPECT_EQ(AtomicMerge::ManyParts, bin_stationary_atomic_merge(30, {0}, single));
-        EXPECT_EQ(AtomicMerge::ManyParts, bin_stationary_atomic_merge(24, lowest(3), single));
         EXPECT_EQ(AtomicMerge::ManyParts, bin_stationary_atomic_merge(24, highest(24, 3), single));
-        EXPECT_EQ(AtomicMerge::ManyParts, bin_stationary_atomic_merge(24, {0, 7, 15, 23}, single));
-        EXPECT_EQ(single ? AtomicMerge::FewParts : AtomicMerge::ManyParts,
-                  bin_stationary_atomic_merge(24, lowest(4), single));
-        EXPECT_EQ(AtomicMerge::ManyPartsIntoCopies, bin_stationary_atomic_merge(24, lowest(5), single));
         EXPECT_EQ(AtomicMerge::ManyPartsIntoCopies, bin_stationary_atomic_merge(24, lowest(6), single));
+        EXPECT_EQ(AtomicMerge::ManyPartsIntoCopies, bin_stationary_atomic_merge(24, {0, 1, 2, 3, 4, 23}, single));
+        EXPECT_EQ(AtomicMerge::ManyPartsIntoCopies, bin_stationary_atomic_merge(26, lowest(6), single));
+        EXPECT_EQ(AtomicMerge::FewParts, bin_stationary_atomic_merge(24, lowest(3), single));
+        EXPECT_EQ(AtomicMerge::FewParts, bin_stationary_atomic_merge(24, lowest(4), single));
+        EXPECT_EQ(AtomicMerge::FewParts, bin_stationary_atomic_merge(24, lowest(5), single));
+        EXPECT_EQ(AtomicMerge::FewParts, bin_stationary_atomic_merge(26, lowest(5), single));
+        EXPECT_EQ(AtomicMerge::FewParts, bin_stationary_atomic_merge(24, {0, 7, 15, 23}, single));
         EXPECT_EQ(AtomicMerge::FewParts, bin_stationary_atomic_merge(22, {0}, single));
         EXPECT_EQ(AtomicMerge::FewParts, bin_stationary_atomic_merge(22, highest(22, 3), single));
         EXPECT_EQ(AtomicMerge::FewPartsIntoCopies, bin_stationary_atomic_merge(24, lowest(8), single));
@@ -84,11 +87,11 @@ TEST(MarginalAtomicMergeRule, MergesWithAtomicsWhereThatWasMeasuredFaster) {
     }
 }
 
-// Gathered atomics where every warp of a block writes and 512 blocks add into
-// one line (qubit 0 and one bin a warp; one bin a warp), not where a block's
-// atomics take one or two instructions, where fewer blocks meet on a line
-// (the highest 6 qubits of 22: 2^7; the copies of the output: 2^6 a copy),
-// nor where nothing is merged with atomics.
+// Gathered atomics where every warp of a block writes and at least 2^8
+// blocks add into one line (qubit 0 and one bin a warp; one bin a warp), not
+// where a block's atomics take one or two instructions, where fewer blocks
+// meet on a line (the highest 6 qubits of 22; the copies of the output), nor
+// where nothing is merged with atomics.
 TEST(MarginalAtomicMergeRule, GathersAtomicsWhereManyInstructionsMeetOnALine) {
     using qmarg::gpu::bin_stationary_atomics_gathered;
     for (bool single : {false, true}) {
@@ -100,7 +103,8 @@ TEST(MarginalAtomicMergeRule, GathersAtomicsWhereManyInstructionsMeetOnALine) {
         EXPECT_FALSE(bin_stationary_atomics_gathered(22, {0}, single));
         EXPECT_FALSE(bin_stationary_atomics_gathered(22, lowest(4), single));
         EXPECT_FALSE(bin_stationary_atomics_gathered(22, highest(22, 6), single));
-        EXPECT_FALSE(bin_stationary_atomics_gathered(22, {0, 5, 10, 15, 21}, single));  // copies of the output
+        EXPECT_TRUE(bin_stationary_atomics_gathered(22, {0, 5, 10, 15, 21}, single));
+        EXPECT_FALSE(bin_stationary_atomics_gathered(22, lowest(6), single));  // copies of the output
         EXPECT_FALSE(bin_stationary_atomics_gathered(22, lowest(10), single));          // partial rows
     }
 }
@@ -124,7 +128,7 @@ TYPED_TEST(MarginalAtomicMergeTest, MatchesTheCpuReferenceAndBinStationaryElsewh
         const StateVector<TypeParam> cpu = gpu.to(Device::Cpu);
         std::vector<Qubits> lists = {{0},       {n - 1},       {n / 2, 0}, lowest(3), lowest(4),
                                      lowest(5), highest(n, 3), lowest(6),  lowest(8), highest(n, 10),
-                                     {0, n / 3, 2 * n / 3, n - 1}};
+                                     {0, n / 3, 2 * n / 3, n - 1},  {0, 1, 2, 3, 4, n - 1}};
         for (int k : {1, 2, 4, 8}) lists.push_back(qmarg_test::random_qubits(n, k, rng));
         for (const Qubits& qubits : lists) {
             SCOPED_TRACE("random seed " + std::to_string(seed) + ", n = " + std::to_string(n) + ", " +
