@@ -1047,11 +1047,13 @@ bool atomic_merge_pays(int num_qubits, int k, const Launch& launch) {
 // 0.1 (float n = 22, k = 3 lowest 0.80 -> 0.72; n = 24, k = 4 lowest 0.91
 // -> 0.88). With at most 2^8 few parts (kLogFewPartsMaxBlocks), k = 5 on the
 // lowest, random or scattered qubits meets 2^13 times a KiB and no longer
-// takes copies, which measured ahead where another merge replaced them
-// (H100, two runs): double n = 24, k = 5 random and scattered, many parts
-// into the output 0.936-0.938 against 0.896-0.901 with few parts into
+// takes copies. The merges the rules below choose there instead measured
+// ahead (H100, two runs): double n = 24, k = 5 random and scattered, many
+// parts into the output 0.936-0.938 against 0.896-0.901 with few parts into
 // copies; float n = 24, few parts into the output 0.930 against 0.908-0.910
-// with many parts into copies (the order of the rules below).
+// with many parts into copies; k = 5 lowest, few parts into the output
+// against many into copies, double 0.932 against 0.906, float 0.907 against
+// 0.916 (the one loss).
 constexpr int kLogCopies = 3;
 constexpr int kLogCopiesMeeting = 14;
 // So a plan that meets that often has at least as many parts as copies.
