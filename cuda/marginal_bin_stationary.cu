@@ -1069,10 +1069,10 @@ bool copies_of_output_pay(int num_qubits, int k, const Launch& few) {
 // requests, an instruction's sectors of a line, so what decides is the
 // plan's atomic_sectors_per_kib, which has to stay under 2^(n -
 // kLogSectorShare) for either precision. Under that bound many parts add
-// into the output itself, unless
-// copies_of_output_pay on few parts; beyond it they add into copies of the
-// output (8 times fewer sectors a KiB, for one more kernel) where few parts
-// would take copies too; otherwise few parts run as before. Measured on an
+// into the output itself, unless copies_of_output_pay on few parts; beyond
+// it they add into copies of the output (8 times fewer sectors a KiB, for
+// one more kernel) where few parts would take copies too; otherwise few
+// parts run as before. Measured on an
 // H100 (BinStationaryAtomic, n = 22..26, k = 1..12, five layouts, both
 // precisions, two runs alternating of the rule before, of many parts into
 // the output and of many parts into 8 copies, wherever many parts are more
