@@ -636,9 +636,9 @@ bool outer_bit_before(std::uint64_t bin_a, std::uint64_t bin_b) {
 
 // Splits the inner bits (ascending index positions) into the part bits and
 // the task bits of plan.log_parts parts (setting part_mask, task_mask and
-// log_segment_tasks). The plan of few parts (one wave of
-// at most 2^kLogFewPartsMaxBlocks long blocks on small states) interleaves
-// its parts (`interleaved`): the part bits are the lowest inner bits, so part
+// log_segment_tasks). The plan of few parts (one wave of at most
+// 2^kLogFewPartsMaxBlocks long blocks on small states) interleaves its
+// parts (`interleaved`): the part bits are the lowest inner bits, so part
 // p runs tasks p, p + P, p + 2P, ... of its segment, and the blocks of the
 // wave sweep the state side by side. Every other plan gives a part one
 // contiguous run of tasks (the part bits are the highest inner bits). The
@@ -647,10 +647,10 @@ bool outer_bit_before(std::uint64_t bin_a, std::uint64_t bin_b) {
 // deterministic.
 // Why: in one wave of long blocks that each read a contiguous run, the
 // blocks end at different times, and the wave's tail reads with part of the
-// GPU idle. A probe on an
-// H100 (a plain read of 128 MiB in 4 KiB pieces, L2 flushed, medians of 300
-// runs): 512 blocks of contiguous runs 47.6 us, interleaved 46.1, 4096 short
-// blocks 45.9, the read roofline 46.3; 256 MiB: 90.9, 89.0, 89.5, 89.5.
+// GPU idle. A probe on an H100 (a plain read of 128 MiB in 4 KiB pieces, L2
+// flushed, medians of 300 runs): 512 blocks of contiguous runs 47.6 us,
+// interleaved 46.1, 4096 short blocks 45.9, the read roofline 46.3; 256 MiB:
+// 90.9, 89.0, 89.5, 89.5.
 // Through the library (n = 22..26, k = 1..15, five layouts, both
 // precisions, five alternating runs at n = 24, 26 and one at n = 22, ratio
 // to the read roofline): BinStationary float n = 24 mean 0.868 -> 0.877,
