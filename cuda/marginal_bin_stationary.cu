@@ -1110,19 +1110,43 @@ SmallStateMerge small_state_many_parts_merge(int num_qubits, const Launch& many,
     return few_requests ? SmallStateMerge::IntoOutput : SmallStateMerge::FewParts;
 }
 
+// Whether the plan of few parts runs in place of many parts with atomics:
+// where it splits no segment (nothing to merge) and each of its blocks reads
+// at least 2^kLogWholeSegmentBytes bytes of the state. Measured on an H100
+// (Auto, n = 24 and 26, k = 1..20, five layouts, both precisions, three runs
+// alternating with the rule before, ratio to the read roofline), in the 15
+// cells this changes: double n = 24, k = 12 highest 0.935 -> 0.959, k = 12
+// descending 0.931 -> 0.965, k = 14 random 0.924 -> 0.953; float n = 24,
+// k = 14 random 0.923 -> 0.940; n = 26, k = 15 scattered double 0.972 ->
+// 0.996, float 0.960 -> 0.975; double n = 26, k = 12..16 highest,
+// descending, random +0.003 to +0.011; the one loss float n = 26, k = 16
+// scattered 0.962 -> 0.955. Few parts wherever they split no segment, also
+// with shorter blocks, lost in float: n = 24, k = 12 highest (512 blocks of
+// 256 KiB) 0.957 -> 0.903, k = 14 highest and descending (2048 of 64 KiB)
+// -0.01 to -0.024. Few parts wherever atomics pay on many, in double only
+// (split segments included): n = 24, k = 10 highest and descending 0.94 ->
+// 0.915, k = 10 scattered 0.919 -> 0.936, other cells level or up to 0.01
+// behind. So what decides is how long the blocks are, not the precision.
+constexpr int kLogWholeSegmentBytes = 19;
+bool whole_segments_pay(int num_qubits, bool single_precision, const Launch& few) {
+    const int log_amplitude_bytes = single_precision ? 3 : 4;
+    const int log_blocks = __builtin_ctzll(few.blocks);
+    return few.plan.log_parts == 0 && num_qubits + log_amplitude_bytes - log_blocks >= kLogWholeSegmentBytes;
+}
+
 // The plan a call runs and how it merges split segments. BinStationary runs
 // the plan of few parts with partial rows. BinStationaryAtomic runs the plan
 // of many parts where it has more than 2^kLogFewBlocks blocks and atomics pay
-// on it (atomic_merge_pays, or on small states small_state_many_parts_merge,
-// which can also choose copies of the output), and otherwise the plan of few
-// parts, with atomics into copies of the output where copies_of_output_pay,
-// into the output itself where atomic_merge_pays (else exactly
-// BinStationary). Many parts pay for their atomics only where their blocks
-// come in several waves: measured on an H100 (n = 22..26, both precisions,
-// the cells where atomics pay on many parts), few parts were level or ahead
-// wherever many parts meant at most 2^10 blocks (up to 0.06 ahead, at most
-// 0.025 behind, in 96 cells) and behind in 40 of the 136 cells with more (up
-// to 0.08).
+// on it (atomic_merge_pays, unless whole_segments_pay, or on small states
+// small_state_many_parts_merge, which can also choose copies of the output),
+// and otherwise the plan of few parts, with atomics into copies of the
+// output where copies_of_output_pay, into the output itself where
+// atomic_merge_pays (else exactly BinStationary). Many parts pay for their
+// atomics only where their blocks come in several waves: measured on an
+// H100 (n = 22..26, both precisions, the cells where atomics pay on many
+// parts), few parts were level or ahead wherever many parts meant at most
+// 2^10 blocks (up to 0.06 ahead, at most 0.025 behind, in 96 cells) and
+// behind in 40 of the 136 cells with more (up to 0.08).
 struct MergePlan {
     Launch launch;
     Parts parts;
@@ -1133,13 +1157,16 @@ Launch with_copies_of_output(Launch launch) {
     launch.plan.copy_stride = std::max(launch.plan.bins, kBinsPerKib);
     return launch;
 }
-MergePlan choose_plan_and_merge(int num_qubits, const Qubits& qubits, bool atomics_allowed) {
+MergePlan choose_plan_and_merge(int num_qubits, const Qubits& qubits, bool single_precision, bool atomics_allowed) {
     const int k = static_cast<int>(qubits.size());
     const Launch few = cached_plan(num_qubits, qubits, Parts::Few);
     if (atomics_allowed) {
         const Launch many = cached_plan(num_qubits, qubits, Parts::Many);
         if (many.blocks > (std::uint64_t{1} << kLogFewBlocks)) {
-            if (atomic_merge_pays(num_qubits, k, many)) return {many, Parts::Many, true};
+            if (atomic_merge_pays(num_qubits, k, many)) {
+                if (whole_segments_pay(num_qubits, single_precision, few)) return {few, Parts::Few, false};
+                return {many, Parts::Many, true};
+            }
             const bool copies_pay_on_few = copies_of_output_pay(num_qubits, k, few);
             switch (small_state_many_parts_merge(num_qubits, many, copies_pay_on_few)) {
                 case SmallStateMerge::IntoOutput: return {many, Parts::Many, true};
@@ -1154,8 +1181,8 @@ MergePlan choose_plan_and_merge(int num_qubits, const Qubits& qubits, bool atomi
     return {few, Parts::Few, atomics_allowed && atomic_merge_pays(num_qubits, k, few)};
 }
 // ... and whether its atomics are gathered per block.
-MergePlan choose_merge(int num_qubits, const Qubits& qubits, bool atomics_allowed) {
-    MergePlan chosen = choose_plan_and_merge(num_qubits, qubits, atomics_allowed);
+MergePlan choose_merge(int num_qubits, const Qubits& qubits, bool single_precision, bool atomics_allowed) {
+    MergePlan chosen = choose_plan_and_merge(num_qubits, qubits, single_precision, atomics_allowed);
     chosen.launch.plan.gather_atomics = chosen.atomic && gather_atomics_pay(chosen.launch.plan);
     return chosen;
 }
@@ -1172,7 +1199,8 @@ void run_streaming_path(const std::complex<Real>* amps, int num_qubits, const Qu
         QMARG_CHECK_LAUNCH(small_state_kernel);
         return;
     }
-    const MergePlan chosen = choose_merge(num_qubits, qubits, kMerge == Merge::Atomic);
+    const bool single_precision = std::is_same<Real, float>::value;
+    const MergePlan chosen = choose_merge(num_qubits, qubits, single_precision, kMerge == Merge::Atomic);
     const auto* amps2 = reinterpret_cast<const AmpPair<Real>*>(amps);
     if (chosen.atomic) {
         run_streaming<Real, Merge::Atomic>(amps2, num_qubits, chosen.launch, loads, out);
@@ -1204,7 +1232,7 @@ AtomicMerge bin_stationary_atomic_merge(int num_qubits, const Qubits& qubits, bo
     if (takes_transposed_path(num_qubits, qubits, single_precision) || num_qubits < kMinQubits) {
         return AtomicMerge::None;
     }
-    const MergePlan chosen = choose_merge(num_qubits, qubits, true);
+    const MergePlan chosen = choose_merge(num_qubits, qubits, single_precision, true);
     if (!chosen.atomic) return AtomicMerge::None;
     const bool many = chosen.parts == Parts::Many;
     if (chosen.launch.plan.copy_mask != 0) {
@@ -1215,7 +1243,7 @@ AtomicMerge bin_stationary_atomic_merge(int num_qubits, const Qubits& qubits, bo
 
 bool bin_stationary_atomics_gathered(int num_qubits, const Qubits& qubits, bool single_precision) {
     if (bin_stationary_atomic_merge(num_qubits, qubits, single_precision) == AtomicMerge::None) return false;
-    return choose_merge(num_qubits, qubits, true).launch.plan.gather_atomics != 0;
+    return choose_merge(num_qubits, qubits, single_precision, true).launch.plan.gather_atomics != 0;
 }
 
 template <class Real>

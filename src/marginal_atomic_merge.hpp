@@ -9,12 +9,15 @@ namespace qmarg {
 namespace gpu {
 
 // How BinStationaryAtomic merges a case's split segments (the rule is
-// choose_merge, atomic_merge_pays, small_state_many_parts_merge and
-// copies_of_output_pay, next to their definitions).
+// choose_merge, atomic_merge_pays, whole_segments_pay,
+// small_state_many_parts_merge and copies_of_output_pay, next to their
+// definitions).
 enum class AtomicMerge {
     // It runs exactly what BinStationary runs, with the same bits: no segment
     // is split (or the case takes the transposed path or the small-state
-    // kernel), or atomics do not pay on either plan.
+    // kernel), or atomics do not pay on either plan, or few parts split no
+    // segment and each of their blocks reads at least 512 KiB, which ran
+    // faster than many parts with atomics.
     None,
     // Atomics on the plan of many parts (more than 2^10 blocks).
     ManyParts,

@@ -58,7 +58,10 @@ using qmarg::gpu::bin_stationary_atomic_merge;
 // more (the lowest 6 or 8 qubits); partial rows where few parts of several
 // segments meet on 128 bins (the lowest 10 qubits at n = 22); nothing to
 // merge where no segment is split, on the transposed path and on the
-// small-state kernel.
+// small-state kernel. Where atomics pay on many parts but few parts split no
+// segment, the length of those few parts' blocks decides: the highest 12 of
+// 24 qubits run few parts, nothing merged, in double (512 KiB a block) and
+// many parts with atomics in float (256 KiB); at n = 26 few parts in both.
 TEST(MarginalAtomicMergeRule, MergesWithAtomicsWhereThatWasMeasuredFaster) {
     for (bool single : {false, true}) {
         SCOPED_TRACE(single ? "float" : "double");
@@ -84,7 +87,10 @@ TEST(MarginalAtomicMergeRule, MergesWithAtomicsWhereThatWasMeasuredFaster) {
         EXPECT_EQ(AtomicMerge::None, bin_stationary_atomic_merge(24, highest(24, 16), single));  // no segment split
         EXPECT_EQ(AtomicMerge::None, bin_stationary_atomic_merge(24, lowest(24), single));       // the transposed path
         EXPECT_EQ(AtomicMerge::None, bin_stationary_atomic_merge(8, {0}, single));  // the small-state kernel
+        EXPECT_EQ(AtomicMerge::None, bin_stationary_atomic_merge(26, highest(26, 12), single));
     }
+    EXPECT_EQ(AtomicMerge::None, bin_stationary_atomic_merge(24, highest(24, 12), false));
+    EXPECT_EQ(AtomicMerge::ManyParts, bin_stationary_atomic_merge(24, highest(24, 12), true));
 }
 
 // Gathered atomics where every warp of a block writes and at least 2^8
@@ -128,7 +134,7 @@ TYPED_TEST(MarginalAtomicMergeTest, MatchesTheCpuReferenceAndBinStationaryElsewh
         const StateVector<TypeParam> cpu = gpu.to(Device::Cpu);
         std::vector<Qubits> lists = {{0},       {n - 1},       {n / 2, 0}, lowest(3), lowest(4),
                                      lowest(5), highest(n, 3), lowest(6),  lowest(8), highest(n, 10),
-                                     {0, n / 3, 2 * n / 3, n - 1},  {0, 1, 2, 3, 4, n - 1}};
+                                     highest(n, 12), {0, n / 3, 2 * n / 3, n - 1}, {0, 1, 2, 3, 4, n - 1}};
         for (int k : {1, 2, 4, 8}) lists.push_back(qmarg_test::random_qubits(n, k, rng));
         for (const Qubits& qubits : lists) {
             SCOPED_TRACE("random seed " + std::to_string(seed) + ", n = " + std::to_string(n) + ", " +
