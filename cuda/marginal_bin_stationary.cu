@@ -1134,6 +1134,30 @@ bool whole_segments_pay(int num_qubits, bool single_precision, const Launch& few
     return few.plan.log_parts == 0 && num_qubits + log_amplitude_bytes - log_blocks >= kLogWholeSegmentBytes;
 }
 
+// Whether, on double states of 2^kPartialRowsMinQubits to
+// 2^kFewPartsMaxQubits amplitudes, the few parts' partial rows (what
+// BinStationary runs) take the place of many parts with atomics, into the
+// output or into copies of it, and of few parts into copies. Few parts that
+// add into the output itself keep their atomics. Measured on an H100 (Auto,
+// n = 24 and 26, k = 1..20, five layouts, both precisions, three runs
+// alternating with the rule before, ratio to the read roofline): in the 74
+// double cells this changes, 47 gained 0.01 or more and one lost more than
+// 0.005 (n = 24, k = 10 highest, 0.938 -> 0.929); the mean of double n = 24
+// 0.933 -> 0.940, n = 26 0.977 -> 0.986; copies of the output the most (n =
+// 24, k = 6 lowest 0.893 -> 0.926, k = 8 lowest 0.894 -> 0.923; n = 26 k = 8
+// lowest 0.961 -> 0.983). Float n = 26 gained as much as it lost (mean
+// level: k = 8 random +0.022, k = 1..4 lowest and k = 10 highest -0.01 to
+// -0.02). Smaller states keep their atomics: in the engine sweeps
+// BinStationaryAtomic runs ahead of BinStationary in every cell where it
+// merges with atomics at double n = 22 (+0.03 to +0.11) and float n = 22 and
+// 24 (+0.004 to +0.12). Partial rows in place of few parts into the output
+// as well: double n = 24 -0.008 to +0.013, n = 26 -0.003 to -0.007, so
+// those keep their atomics.
+constexpr int kPartialRowsMinQubits = 24;
+bool partial_rows_pay(int num_qubits, bool single_precision) {
+    return !single_precision && num_qubits >= kPartialRowsMinQubits && num_qubits <= kFewPartsMaxQubits;
+}
+
 // The plan a call runs and how it merges split segments. BinStationary runs
 // the plan of few parts with partial rows. BinStationaryAtomic runs the plan
 // of many parts where it has more than 2^kLogFewBlocks blocks and atomics pay
@@ -1141,7 +1165,8 @@ bool whole_segments_pay(int num_qubits, bool single_precision, const Launch& few
 // small_state_many_parts_merge, which can also choose copies of the output),
 // and otherwise the plan of few parts, with atomics into copies of the
 // output where copies_of_output_pay, into the output itself where
-// atomic_merge_pays (else exactly BinStationary). Many parts pay for their
+// atomic_merge_pays (else exactly BinStationary). Where partial_rows_pay,
+// BinStationary's merge replaces many parts and copies of the output. Many parts pay for their
 // atomics only where their blocks come in several waves: measured on an
 // H100 (n = 22..26, both precisions, the cells where atomics pay on many
 // parts), few parts were level or ahead wherever many parts meant at most
@@ -1160,23 +1185,26 @@ Launch with_copies_of_output(Launch launch) {
 MergePlan choose_plan_and_merge(int num_qubits, const Qubits& qubits, bool single_precision, bool atomics_allowed) {
     const int k = static_cast<int>(qubits.size());
     const Launch few = cached_plan(num_qubits, qubits, Parts::Few);
+    const MergePlan partial_rows{few, Parts::Few, false};
+    const bool rows_pay = partial_rows_pay(num_qubits, single_precision);
     if (atomics_allowed) {
         const Launch many = cached_plan(num_qubits, qubits, Parts::Many);
         if (many.blocks > (std::uint64_t{1} << kLogFewBlocks)) {
             if (atomic_merge_pays(num_qubits, k, many)) {
-                if (whole_segments_pay(num_qubits, single_precision, few)) return {few, Parts::Few, false};
+                if (rows_pay || whole_segments_pay(num_qubits, single_precision, few)) return partial_rows;
                 return {many, Parts::Many, true};
             }
             const bool copies_pay_on_few = copies_of_output_pay(num_qubits, k, few);
             switch (small_state_many_parts_merge(num_qubits, many, copies_pay_on_few)) {
-                case SmallStateMerge::IntoOutput: return {many, Parts::Many, true};
-                case SmallStateMerge::IntoCopies: return {with_copies_of_output(many), Parts::Many, true};
+                case SmallStateMerge::IntoOutput: return rows_pay ? partial_rows : MergePlan{many, Parts::Many, true};
+                case SmallStateMerge::IntoCopies:
+                    return rows_pay ? partial_rows : MergePlan{with_copies_of_output(many), Parts::Many, true};
                 case SmallStateMerge::FewParts: break;
             }
         }
     }
     if (atomics_allowed && copies_of_output_pay(num_qubits, k, few)) {
-        return {with_copies_of_output(few), Parts::Few, true};
+        return rows_pay ? partial_rows : MergePlan{with_copies_of_output(few), Parts::Few, true};
     }
     return {few, Parts::Few, atomics_allowed && atomic_merge_pays(num_qubits, k, few)};
 }

@@ -9,15 +9,17 @@ namespace qmarg {
 namespace gpu {
 
 // How BinStationaryAtomic merges a case's split segments (the rule is
-// choose_merge, atomic_merge_pays, whole_segments_pay,
+// choose_merge, atomic_merge_pays, whole_segments_pay, partial_rows_pay,
 // small_state_many_parts_merge and copies_of_output_pay, next to their
 // definitions).
 enum class AtomicMerge {
     // It runs exactly what BinStationary runs, with the same bits: no segment
     // is split (or the case takes the transposed path or the small-state
     // kernel), or atomics do not pay on either plan, or few parts split no
-    // segment and each of their blocks reads at least 512 KiB, which ran
-    // faster than many parts with atomics.
+    // segment and each of their blocks reads at least 512 KiB, or the state
+    // is double with 2^24 to 2^26 amplitudes and the merge would be many
+    // parts or copies of the output: in those two cases BinStationary ran
+    // faster.
     None,
     // Atomics on the plan of many parts (more than 2^10 blocks).
     ManyParts,
