@@ -1124,9 +1124,13 @@ SmallStateMerge small_state_many_parts_merge(int num_qubits, const Launch& many,
 // with shorter blocks, lost in float: n = 24, k = 12 highest (512 blocks of
 // 256 KiB) 0.957 -> 0.903, k = 14 highest and descending (2048 of 64 KiB)
 // -0.01 to -0.024. Few parts wherever atomics pay on many, in double only
-// (split segments included): n = 24, k = 10 highest and descending 0.94 ->
-// 0.915, k = 10 scattered 0.919 -> 0.936, other cells level or up to 0.01
-// behind. So what decides is how long the blocks are, not the precision.
+// (split segments included, with their own merge): n = 24, k = 10 highest
+// and descending 0.94 -> 0.915, k = 10 scattered 0.919 -> 0.936, other
+// cells level or up to 0.01 behind. So what decided here was how long the
+// blocks are, not the precision. On double states of 2^24 to 2^26
+// amplitudes partial_rows_pay (below) now makes the same choice wherever
+// many parts would add with atomics, so this rule is what decides for
+// float states.
 constexpr int kLogWholeSegmentBytes = 19;
 bool whole_segments_pay(int num_qubits, bool single_precision, const Launch& few) {
     const int log_amplitude_bytes = single_precision ? 3 : 4;
@@ -1166,12 +1170,12 @@ bool partial_rows_pay(int num_qubits, bool single_precision) {
 // and otherwise the plan of few parts, with atomics into copies of the
 // output where copies_of_output_pay, into the output itself where
 // atomic_merge_pays (else exactly BinStationary). Where partial_rows_pay,
-// BinStationary's merge replaces many parts and copies of the output. Many parts pay for their
-// atomics only where their blocks come in several waves: measured on an
-// H100 (n = 22..26, both precisions, the cells where atomics pay on many
-// parts), few parts were level or ahead wherever many parts meant at most
-// 2^10 blocks (up to 0.06 ahead, at most 0.025 behind, in 96 cells) and
-// behind in 40 of the 136 cells with more (up to 0.08).
+// BinStationary's merge replaces many parts and copies of the output.
+// Many parts pay for their atomics only where their blocks come in several
+// waves: measured on an H100 (n = 22..26, both precisions, the cells where
+// atomics pay on many parts), few parts were level or ahead wherever many
+// parts meant at most 2^10 blocks (up to 0.06 ahead, at most 0.025 behind,
+// in 96 cells) and behind in 40 of the 136 cells with more (up to 0.08).
 struct MergePlan {
     Launch launch;
     Parts parts;
