@@ -1189,26 +1189,30 @@ Launch with_copies_of_output(Launch launch) {
 MergePlan choose_plan_and_merge(int num_qubits, const Qubits& qubits, bool single_precision, bool atomics_allowed) {
     const int k = static_cast<int>(qubits.size());
     const Launch few = cached_plan(num_qubits, qubits, Parts::Few);
+    // BinStationary's merge, and what a merge of many parts or into copies of
+    // the output gives way to where partial_rows_pay.
     const MergePlan partial_rows{few, Parts::Few, false};
-    const bool rows_pay = partial_rows_pay(num_qubits, single_precision);
+    const auto unless_partial_rows_pay = [&](const MergePlan& chosen) {
+        return partial_rows_pay(num_qubits, single_precision) ? partial_rows : chosen;
+    };
     if (atomics_allowed) {
         const Launch many = cached_plan(num_qubits, qubits, Parts::Many);
         if (many.blocks > (std::uint64_t{1} << kLogFewBlocks)) {
             if (atomic_merge_pays(num_qubits, k, many)) {
-                if (rows_pay || whole_segments_pay(num_qubits, single_precision, few)) return partial_rows;
-                return {many, Parts::Many, true};
+                if (whole_segments_pay(num_qubits, single_precision, few)) return partial_rows;
+                return unless_partial_rows_pay({many, Parts::Many, true});
             }
             const bool copies_pay_on_few = copies_of_output_pay(num_qubits, k, few);
             switch (small_state_many_parts_merge(num_qubits, many, copies_pay_on_few)) {
-                case SmallStateMerge::IntoOutput: return rows_pay ? partial_rows : MergePlan{many, Parts::Many, true};
+                case SmallStateMerge::IntoOutput: return unless_partial_rows_pay({many, Parts::Many, true});
                 case SmallStateMerge::IntoCopies:
-                    return rows_pay ? partial_rows : MergePlan{with_copies_of_output(many), Parts::Many, true};
+                    return unless_partial_rows_pay({with_copies_of_output(many), Parts::Many, true});
                 case SmallStateMerge::FewParts: break;
             }
         }
     }
     if (atomics_allowed && copies_of_output_pay(num_qubits, k, few)) {
-        return rows_pay ? partial_rows : MergePlan{with_copies_of_output(few), Parts::Few, true};
+        return unless_partial_rows_pay({with_copies_of_output(few), Parts::Few, true});
     }
     return {few, Parts::Few, atomics_allowed && atomic_merge_pays(num_qubits, k, few)};
 }

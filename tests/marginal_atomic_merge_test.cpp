@@ -4,7 +4,8 @@
 // States of n = 12..24 qubits, fresh and random; the qubit lists are the
 // benchmark's layouts plus random ones, so that every outcome of the rule
 // (no atomics, atomics on many parts, on few parts, into copies of the
-// output on either; on many parts in float only) occurs. Failures name the seed, n and the qubit list.
+// output on either; on many parts in float only) occurs. Failures name the
+// seed, n and the qubit list.
 #include <cstring>
 #include <random>
 #include <string>
