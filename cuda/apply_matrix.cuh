@@ -148,6 +148,13 @@ void apply_matrix_mma(std::complex<Real>* amps, const GateQubits& gate, const Ma
 // clusters, so the tests call this one directly to check it on any GPU.
 template <class Real>
 void apply_matrix_mma_one_block(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix);
+// k = 10's companion grid (cuda/apply_matrix_mma_cluster.cu) on every unit
+// of the gate by itself, for the tests: apply_matrix_mma gives it only the
+// multiprocessors the clusters of four leave idle, none on some GPUs. The
+// gate needs 10 targets and at least 5 free qubits (an Error otherwise);
+// false, with nothing run, where the GPU cannot hold a cluster of two.
+template <class Real>
+bool apply_matrix_mma_companion_alone(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix);
 
 // Whether the current device has FP64 tensor cores (compute capability >= 8.0).
 bool mma_available();

@@ -223,9 +223,9 @@ using MmaShape = typename OneBlockShape<K, Real>::type;
 // ptxas -v (CUDA 13, sm_90): 120 to 128 registers at k = 4..6 and float k =
 // 7 (the cap two blocks per multiprocessor impose; float k = 7 spills 16
 // bytes, float k = 6 16), 220 at double k = 7, 230 to 242 at k = 8, 168 to
-// 182 at k = 9 and 124 to 130 at k = 10 (the clusters' k = 9, 10: 252 to
-// 255), no other spills; the raw kernel (float k = 4, 5) 128, without
-// spills.
+// 182 at k = 9 and 124 to 130 at k = 10 (the clusters' k = 9, 10: 254 to
+// 255, 4 bytes spilled in double; k = 10's companion 193 to 201), no other
+// spills; the raw kernel (float k = 4, 5) 128, without spills.
 // Measured when the Gauss form came in (double, n = 30, low / high targets,
 // against the shapes of that time in the same run; double k = 7's present
 // shape is measured above the ptxas note): k = 7 with one block per

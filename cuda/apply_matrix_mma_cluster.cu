@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <complex>
 #include <string>
+#include <type_traits>
 
 #include "apply_matrix_mma_common.cuh"
+#include "launch.cuh"
 
 namespace qmarg {
 namespace gpu {
@@ -27,16 +29,33 @@ namespace {
 // the tile's last step (no block overwrites its rows while a peer may still
 // read them). Each block overwrites in global memory only the rows it
 // staged itself, after (C1), so the in-place update stays safe.
-template <class S, class Real>
+//
+// The work is `units` units of kTilesPerUnit consecutive tiles, claimed one
+// at a time from *next_unit (zeroed before the launch) by thread 0 of block
+// 0, so that grids of different shapes can share them (a companion grid,
+// launch_mma_clusters) and a cluster that starts late takes fewer. Against
+// the former fixed share (tiles c, c + clusters, ...), measured on an H100
+// (fraction of the floor, two runs each, alternating, four layouts): double
+// n = 30, k = 9 0.800-0.831 -> 0.827-0.842, float n = 28, k = 9 0.860-0.892
+// -> 0.868-0.896; k = 10 level to 2 % faster without its companion. Claims
+// run one unit ahead: unit_slot[p] holds the unit a cluster runs next, p the
+// parity of the current unit's turn; block 0 writes it after (C1) of the
+// current unit's first tile and every block reads it after the unit's last
+// (C2). It is written again two turns later, after (C1), by which time every
+// block has read it.
+template <class S, class Real, int kTilesPerUnit>
 __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     apply_matrix_mma_cluster_kernel(DeviceComplex<Real>* amps, const double2* __restrict__ all_images,
-                                    const __grid_constant__ TileLayout layout) {
+                                    const __grid_constant__ TileLayout layout, Index units, Index* next_unit) {
     static_assert(S::kCluster > 1 && !S::kPrefetchX, "a cluster shape");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    launch_dependents();  // a companion grid may start on the multiprocessors this one leaves idle
     namespace cg = cooperative_groups;
     const cg::cluster_group cluster = cg::this_cluster();
     extern __shared__ __align__(16) unsigned char shared_bytes[];
-    const auto [xs, ms, xb, raw, x_offsets, chunk_offset, x_cells] = MmaShared<S>(shared_bytes);
+    const MmaShared<S> shared(shared_bytes);
+    const auto [xs, ms, xb, raw, x_offsets, chunk_offset, x_cells] = shared;
+    Index* const unit_slot = shared.unit_slots();
 
     const WarpPlace<S> place;
     const int g = place.g, t = place.t, warp_row0 = place.warp_row0, col0 = place.col0;
@@ -71,64 +90,78 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
         }
     };
 
-    // The cluster's tiles are cluster index + i * cluster count; every block
-    // of a cluster runs the same tiles. The matrix stream runs on across
-    // tiles as in the one-block kernel.
-    const Index clusters = gridDim.x / S::kCluster;
-    Index tile = blockIdx.x / S::kCluster;  // the grid never has more clusters than tiles
+    const bool claims = rank == 0 && threadIdx.x == 0;
+    auto claim = [next_unit] { return atomicAdd(reinterpret_cast<unsigned long long*>(next_unit), 1ull); };
+    if (claims) unit_slot[0] = claim();
     copy_first_matrix_chunks<S>(ms, images);
-    __syncthreads();  // the staging tables are complete before any thread reads them
+    cluster.sync();  // the staging tables are complete, and block 0's unit_slot[0] is visible
 
     MmaAccumulators<S> acc;
     clear_accumulators<S>(acc);
 
+    // Every block of a cluster runs the same tiles. The matrix stream runs
+    // on across tiles as in the one-block kernel, also into a next tile the
+    // cluster may not get (the copies are then waited for and unused).
     int stage_read = 0;
-    for (; tile < layout.num_tiles; tile += clusters) {
-        const bool has_next = tile + clusters < layout.num_tiles;
-        const Index base = tile_base(layout, tile);
-        load_x_tile<S, Real>(xs, amps, base, x, x_offsets, x_cells, chunk_offset);
-        if (columns < S::kColumns) zero_missing_columns<S>(xs, columns);
-        cluster.sync();  // (C1) every block's rows of X are stored
-        // X chunk q + 1 is read from its block during step q - 1 and stored
-        // at step q: a whole step of products hides the remote latency.
-        double2 v[kBPerThread];
-        fetch_chunk(0, v);
-        put_chunk(0, v);
-        if (S::kSteps > 1) fetch_chunk(1, v);
+    Index unit = *cluster.map_shared_rank(&unit_slot[0], 0);
+    for (int parity = 1; unit < units; parity ^= 1) {
+        for (int sub = 0; sub < kTilesPerUnit; ++sub) {
+            const Index base = tile_base(layout, unit * kTilesPerUnit + sub);
+            load_x_tile<S, Real>(xs, amps, base, x, x_offsets, x_cells, chunk_offset);
+            if (columns < S::kColumns) zero_missing_columns<S>(xs, columns);
+            // Claimed here, so that the claim is in flight while the cluster
+            // waits at (C1), and held in a register only until then.
+            const Index claimed = claims && sub == 0 ? claim() : 0;
+            cluster.sync();  // (C1) every block's rows of X are stored
+            if (claims && sub == 0) unit_slot[parity] = claimed;
+            // X chunk q + 1 is read from its block during step q - 1 and
+            // stored at step q: a whole step of products hides the remote
+            // latency.
+            double2 v[kBPerThread];
+            fetch_chunk(0, v);
+            put_chunk(0, v);
+            if (S::kSteps > 1) fetch_chunk(1, v);
 #pragma unroll 1
-        for (int q = 0; q < S::kSteps; ++q) {
-            __pipeline_wait_prior(S::kStages - 2);
-            __syncthreads();  // (B) matrix chunk q and X chunk q are visible; every thread is done with the
-                              //     previous step, whose matrix stage and X stage are written next
-            {
-                const int ahead = q + S::kStages - 1;
-                const int stage_write = stage_read == 0 ? S::kStages - 1 : stage_read - 1;
-                if (ahead < S::kSteps || has_next) {
+            for (int q = 0; q < S::kSteps; ++q) {
+                __pipeline_wait_prior(S::kStages - 2);
+                __syncthreads();  // (B) matrix chunk q and X chunk q are visible; every thread is done with the
+                                  //     previous step, whose matrix stage and X stage are written next
+                {
+                    const int ahead = q + S::kStages - 1;
+                    const int stage_write = stage_read == 0 ? S::kStages - 1 : stage_read - 1;
                     copy_matrix_chunk<S>(ms, images, ahead < S::kSteps ? ahead : ahead - S::kSteps, stage_write);
                 }
-            }
-            __pipeline_commit();
-            if (q + 1 < S::kSteps) put_chunk((q + 1) & 1, v);
-            if (q + 2 < S::kSteps) fetch_chunk(q + 2, v);
+                __pipeline_commit();
+                if (q + 1 < S::kSteps) put_chunk((q + 1) & 1, v);
+                if (q + 2 < S::kSteps) fetch_chunk(q + 2, v);
 
-            multiply_chunk<S, S::kBStride>(acc,
-                                           ms + stage_read * S::kStageEntries + (warp_row0 / 2 + g) * S::kPairStride + t,
-                                           xb + (q & 1) * S::kColumns * S::kBStride, col0 + g, t);
-            stage_read = stage_read == S::kStages - 1 ? 0 : stage_read + 1;
+                const double2* const mt =
+                    ms + stage_read * S::kStageEntries + (warp_row0 / 2 + g) * S::kPairStride + t;
+                multiply_chunk<S, S::kBStride>(acc, mt, xb + (q & 1) * S::kColumns * S::kBStride, col0 + g, t);
+                stage_read = stage_read == S::kStages - 1 ? 0 : stage_read + 1;
 
-            if (q % S::kChunksPerPass == S::kChunksPerPass - 1) {
-                store_pass<S, Real, false>(amps, layout, base, row0 + (q / S::kChunksPerPass) * S::kPassRows,
-                                           lane_row_offset, col_offset, acc);
+                if (q % S::kChunksPerPass == S::kChunksPerPass - 1) {
+                    store_pass<S, Real, false>(amps, layout, base, row0 + (q / S::kChunksPerPass) * S::kPassRows,
+                                               lane_row_offset, col_offset, acc);
+                }
             }
+            cluster.sync();  // (C2)
         }
-        cluster.sync();  // (C2)
+        unit = *cluster.map_shared_rank(&unit_slot[parity], 0);
     }
-    __pipeline_wait_prior(0);  // only empty groups can be pending
+    cluster.sync();  // block 0 ends after every block has read its unit_slot
+    __pipeline_wait_prior(0);
+    // A companion grid ends after the grid it runs beside (a no-op in a grid
+    // launched without programmatic dependence), so that what the stream
+    // runs next waits for both.
+    wait_for_previous_kernel();
 #else
     // The dispatch runs this kernel only on sm_90 and later; the trap makes
     // a wrong dispatch loud, not silent.
     (void)amps;
     (void)all_images;
+    (void)units;
+    (void)next_unit;
     __trap();
 #endif
 }
@@ -154,51 +187,140 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
 template <int K>
 using MmaClusterShape = MmaShapeOf<K, 8, 4, kDmmaDepth, 2, 1, false, K == 9 ? 2 : 4>;
 
-// The launch configuration of the cluster kernel for shape S, with a grid of
-// `clusters` clusters; `attribute` must outlive it.
+// The companion of k = 10's clusters of four, for the multiprocessors they
+// leave idle: pairs of blocks on tiles of 16 columns, 512 rows a block. An
+// H100's processing clusters (GPCs) hold 7 to 9 pairs of multiprocessors
+// (TPCs), so clusters of four can leave one pair of each idle: 30 clusters
+// took 120 of our H100's 132 multiprocessors, and a launch runs only as fast
+// as the clusters it gets (another H100, whose GPCs held 28, ran k = 10 7 %
+// slower). The companion grid starts on the idle pairs while the clusters of
+// four run (programmatic dependent launch) and takes units (32 columns, two
+// of its tiles) from the same counter; it took 7.5 % of them at n = 30. Its
+// stage images are the clusters' own (the same pass rows, chunks and steps
+// in the same order: image i holds rows 128 (i / 64) on of chunk i % 64), so
+// the L2 holds one copy of the matrix: with a second one the companion
+// gained nothing in double and lost 5 % in float. Measured on an H100
+// (low targets, fraction of the floor, two runs each, alternating): double
+// n = 30 0.805-0.811 -> 0.857, float n = 28 0.835-0.841 -> 0.886-0.890.
+// On its own it runs at 0.77 of the clusters of four per multiprocessor
+// (double, n = 30: 0.68 of the floor on 132 multiprocessors against 0.80 on
+// 120); clusters of eight (64 columns, 128 rows a block) got 15 clusters
+// and spilled: 0.48.
+template <int K>
+using MmaCompanionShape = MmaShapeOf<K, 8, 2, kDmmaDepth, 2, 1, false, 2>;
 template <class S>
-cudaLaunchConfig_t cluster_launch_config(cudaLaunchAttribute& attribute, Index clusters) {
-    attribute.id = cudaLaunchAttributeClusterDimension;
-    attribute.val.clusterDim.x = S::kCluster;
-    attribute.val.clusterDim.y = 1;
-    attribute.val.clusterDim.z = 1;
+constexpr bool has_companion() {
+    return S::kK == 10;
+}
+// Tiles of the companion a unit (a tile of S) holds.
+template <class S>
+constexpr int companion_tiles() {
+    using C = MmaCompanionShape<S::kK>;
+    static_assert(C::kDim == S::kDim && C::kPassRows == S::kPassRows && C::kChunk == S::kChunk &&
+                      C::kStageEntries == S::kStageEntries && C::kImageEntries == S::kImageEntries,
+                  "the companion streams the same stage images");
+    return S::kColumns / C::kColumns;
+}
+
+// The launch configuration of the cluster kernel for shape S, with a grid of
+// `clusters` clusters; `attributes` must outlive it. A companion grid may
+// start while the grid before it in the stream runs.
+template <class S>
+cudaLaunchConfig_t cluster_launch_config(cudaLaunchAttribute (&attributes)[2], Index clusters,
+                                         bool companion = false) {
+    attributes[0].id = cudaLaunchAttributeClusterDimension;
+    attributes[0].val.clusterDim.x = S::kCluster;
+    attributes[0].val.clusterDim.y = 1;
+    attributes[0].val.clusterDim.z = 1;
+    attributes[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attributes[1].val.programmaticStreamSerializationAllowed = 1;
     cudaLaunchConfig_t config = {};
-    config.attrs = &attribute;
-    config.numAttrs = 1;
+    config.attrs = attributes;
+    config.numAttrs = companion ? 2 : 1;
     config.blockDim = dim3(kMmaThreads);
     config.dynamicSmemBytes = S::kSharedBytes;
     config.gridDim = dim3(static_cast<unsigned>(clusters * S::kCluster));
     return config;
 }
 
+// The cluster kernel for shape S, allowed its shared memory.
+template <class S, class Real, int kTilesPerUnit>
+auto cluster_kernel() {
+    const auto kernel = apply_matrix_mma_cluster_kernel<S, Real, kTilesPerUnit>;
+    allow_shared_memory(kernel, S::kSharedBytes,
+                        ("the tensor-core cluster kernel for " + std::to_string(S::kK) + " targets").c_str());
+    return kernel;
+}
+
 // How many clusters of the cluster kernel for shape S the current GPU holds
 // at once: 0 where it cannot run one (before sm_90, which has no clusters, or
 // where no GPU processing cluster has S::kCluster free multiprocessors).
-template <class S, class Real>
+template <class S, class Real, int kTilesPerUnit = 1>
 int resident_mma_clusters() {
     if (compute_capability_major() < 9) return 0;
-    const auto kernel = apply_matrix_mma_cluster_kernel<S, Real>;
-    allow_shared_memory(kernel, S::kSharedBytes,
-                        ("the tensor-core cluster kernel for " + std::to_string(S::kK) + " targets").c_str());
-    cudaLaunchAttribute attribute;
-    const cudaLaunchConfig_t config = cluster_launch_config<S>(attribute, 1);
+    cudaLaunchAttribute attributes[2];
+    const cudaLaunchConfig_t config = cluster_launch_config<S>(attributes, 1);
     int clusters = 0;
-    QMARG_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &config));
+    QMARG_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, cluster_kernel<S, Real, kTilesPerUnit>(), &config));
     return clusters;
 }
 
+// The units of a gate: the tiles of shape S (the companion's tiles, two to
+// a unit, must split them) and the stage images every grid streams.
+template <class S, class Real>
+struct ClusterWork {
+    TargetOrder order;
+    TileLayout layout;
+    DeviceArray<double2> images;
+    DeviceArray<Index> next_unit{1, "the tensor-core clusters' unit counter"};
+    ClusterWork(const GateQubits& gate, const Matrix& matrix)
+        : order(target_order(gate)),
+          layout(mma_tile_layout<Real>(gate, order, S::kColumnBits)),
+          images(matrix_images<S>(order, matrix)) {
+        QMARG_CUDA_CHECK(cudaMemsetAsync(next_unit.data(), 0, sizeof(Index)));
+    }
+    Index units() const { return layout.num_tiles; }
+};
+
+// Launches `clusters` clusters of shape G (S itself, or its companion) on
+// `work`, behind the grid before them in the stream or beside it.
+template <class S, class G, class Real>
+void launch_cluster_grid(std::complex<Real>* amps, const GateQubits& gate, const ClusterWork<S, Real>& work,
+                         Index clusters, bool companion) {
+    constexpr int kTilesPerUnit = std::is_same<S, G>::value ? 1 : companion_tiles<S>();
+    TileLayout layout = work.layout;
+    if constexpr (kTilesPerUnit > 1) {
+        layout = mma_tile_layout<Real>(gate, work.order, G::kColumnBits);
+        if (work.layout.num_free < S::kColumnBits || layout.num_tiles != work.units() * kTilesPerUnit) {
+            throw Error("apply_matrix_mma_on_clusters: the companion's " + std::to_string(layout.num_tiles) +
+                        " tiles do not split " + std::to_string(work.units()) + " units of whole tiles");
+        }
+    }
+    cudaLaunchAttribute attributes[2];
+    const cudaLaunchConfig_t config = cluster_launch_config<G>(attributes, clusters, companion);
+    QMARG_CUDA_CHECK(cudaLaunchKernelEx(&config, cluster_kernel<G, Real, kTilesPerUnit>(), as_device(amps),
+                                        static_cast<const double2*>(work.images.data()), layout, work.units(),
+                                        work.next_unit.data()));
+    QMARG_CHECK_LAUNCH(apply_matrix_mma_cluster_kernel);
+}
+
+// Runs the gate on `resident_clusters` clusters of shape S (fewer for small
+// states) and, where S has a companion and there is work beyond the
+// clusters' first turn, the companion grid on the multiprocessors they leave
+// idle. The arrays go back to the stream-ordered pool after both grids.
 template <class S, class Real>
 void launch_mma_clusters(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix,
                          int resident_clusters) {
-    const TargetOrder order = target_order(gate);
-    const TileLayout layout = mma_tile_layout<Real>(gate, order, S::kColumnBits);
-    cudaLaunchAttribute attribute;
-    const cudaLaunchConfig_t config =
-        cluster_launch_config<S>(attribute, std::min<Index>(layout.num_tiles, resident_clusters));
-    const DeviceArray<double2> images = matrix_images<S>(order, matrix);
-    QMARG_CUDA_CHECK(cudaLaunchKernelEx(&config, apply_matrix_mma_cluster_kernel<S, Real>, as_device(amps),
-                                        static_cast<const double2*>(images.data()), layout));
-    QMARG_CHECK_LAUNCH(apply_matrix_mma_cluster_kernel);
+    const ClusterWork<S, Real> work(gate, matrix);
+    const Index clusters = std::min<Index>(work.units(), resident_clusters);
+    launch_cluster_grid<S, S>(amps, gate, work, clusters, false);
+    if constexpr (has_companion<S>()) {
+        using C = MmaCompanionShape<S::kK>;
+        if (work.layout.num_free < S::kColumnBits || work.units() <= clusters) return;
+        const Index idle = static_cast<Index>(multiprocessor_count()) - clusters * S::kCluster;
+        const Index companions = std::min<Index>(idle / C::kCluster, work.units() - clusters);
+        if (companions > 0) launch_cluster_grid<S, C>(amps, gate, work, companions, true);
+    }
 }
 
 // Runs shape S on clusters: false, with nothing run, where the GPU cannot
@@ -225,6 +347,23 @@ bool apply_matrix_mma_on_clusters(std::complex<Real>* amps, const GateQubits& ga
 }
 template bool apply_matrix_mma_on_clusters<float>(std::complex<float>*, const GateQubits&, const Matrix&);
 template bool apply_matrix_mma_on_clusters<double>(std::complex<double>*, const GateQubits&, const Matrix&);
+
+template <class Real>
+bool apply_matrix_mma_companion_alone(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix) {
+    using S = MmaClusterShape<10>;
+    using C = MmaCompanionShape<10>;
+    if (gate.num_targets != 10) {
+        throw Error("apply_matrix_mma_companion_alone: " + std::to_string(gate.num_targets) +
+                    " targets; the companion grid takes 10");
+    }
+    const int resident = resident_mma_clusters<C, Real, companion_tiles<S>()>();
+    if (resident < 1) return false;
+    const ClusterWork<S, Real> work(gate, matrix);
+    launch_cluster_grid<S, C>(amps, gate, work, std::min<Index>(work.units(), resident), false);
+    return true;
+}
+template bool apply_matrix_mma_companion_alone<float>(std::complex<float>*, const GateQubits&, const Matrix&);
+template bool apply_matrix_mma_companion_alone<double>(std::complex<double>*, const GateQubits&, const Matrix&);
 
 }  // namespace gpu
 }  // namespace qmarg

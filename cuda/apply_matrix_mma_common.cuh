@@ -26,9 +26,10 @@ namespace qmarg {
 namespace gpu {
 
 // The sm_90 form, for the dispatch in apply_matrix_mma.cu: k = 9 or 10 on
-// clusters of blocks (any other k is an Error). False, with nothing run,
-// where the GPU cannot hold one cluster (before sm_90, or no processing
-// cluster with enough free multiprocessors).
+// clusters of blocks, at k = 10 with a companion grid on the
+// multiprocessors they leave idle (any other k is an Error). False, with
+// nothing run, where the GPU cannot hold one cluster (before sm_90, or no
+// processing cluster with enough free multiprocessors).
 template <class Real>
 bool apply_matrix_mma_on_clusters(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix);
 
@@ -113,12 +114,15 @@ struct MmaShapeOf {
     static constexpr int kRawTiles = kRawX ? 2 : 0;
     static constexpr int kRawTileEntries = kOwnChunks * kXPerThread * kMmaThreads;
     static constexpr int kRawEntries = kRawX ? kRawTiles * kRawTileEntries : kRawChunk ? kXPerThread * kMmaThreads : 0;
+    // The cluster kernel's two slots for the next unit of work it runs
+    // (apply_matrix_mma_cluster_kernel).
+    static constexpr int kUnitSlots = kCluster > 1 ? 2 : 0;
     static constexpr std::size_t kSharedBytes =
         (static_cast<std::size_t>(kColumns) * kXStride + static_cast<std::size_t>(kStages) * kStageEntries +
          static_cast<std::size_t>(kBStages) * kColumns * kBStride) *
             sizeof(double2) +
         static_cast<std::size_t>(kRawEntries) * 2 * sizeof(float) + kXPerThread * (sizeof(Index) + sizeof(unsigned)) +
-        kOwnChunks * sizeof(Index);
+        (kOwnChunks + kUnitSlots) * sizeof(Index);
 
     static_assert(K >= 4 && K <= kMaxGateTargets, "the DMMA path takes 4..10 targets");
     static_assert(kWarpRows * kWarpCols * 32 == kMmaThreads, "8 warps");
@@ -270,7 +274,10 @@ __device__ __forceinline__ void copy_first_matrix_chunks(double2* ms, const doub
 // The dynamic shared memory of the kernels, in the order kSharedBytes counts
 // it: the X tile, the matrix stages, the cluster form's X stages (none
 // elsewhere), the raw copies of X (RawX and RawChunk shapes only), the staging
-// tables.
+// tables with the cluster form's unit slots among them. The kernels keep no
+// static shared memory: 16 bytes of it, which put this region 16 bytes
+// further on, made the cluster kernel 12 % slower (H100, double n = 30, k =
+// 9, two runs each, alternating: 93.7 -> 105.5 ms).
 template <class S>
 struct MmaShared {
     double2* xs;
@@ -287,7 +294,9 @@ struct MmaShared {
           raw(reinterpret_cast<float2*>(xb + S::kBStages * S::kColumns * S::kBStride)),
           x_offsets(reinterpret_cast<Index*>(raw + S::kRawEntries)),
           chunk_offset(x_offsets + S::kXPerThread),
-          x_cells(reinterpret_cast<unsigned*>(chunk_offset + S::kOwnChunks)) {}
+          x_cells(reinterpret_cast<unsigned*>(chunk_offset + S::kOwnChunks + S::kUnitSlots)) {}
+    // The cluster kernel's unit slots (S::kUnitSlots of them).
+    __device__ Index* unit_slots() const { return chunk_offset + S::kOwnChunks; }
 };
 
 // The cell of a staging-table entry that repeats an earlier one (small

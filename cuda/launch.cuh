@@ -1,7 +1,7 @@
 // Launch-shape helpers shared by the kernels: a grid-stride grid sized to the
 // device (enough blocks to fill every multiprocessor several times over, never
 // more blocks than there is work), the device's multiprocessor count and its
-// compute capability.
+// compute capability, and the device side of programmatic dependent launch.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -28,6 +28,23 @@ inline int multiprocessor_count() { return device_attribute(cudaDevAttrMultiProc
 
 // The major compute capability (8 for A100, 9 for H100).
 inline int compute_capability_major() { return device_attribute(cudaDevAttrComputeCapabilityMajor); }
+
+// Programmatic dependent launch (sm_90): a kernel launched behind another one
+// with cudaLaunchAttributeProgrammaticStreamSerialization may start once
+// every block of the one before it has called launch_dependents (or ended),
+// and wait_for_previous_kernel waits until that kernel has finished and its
+// writes are visible. Both are no-ops in a kernel launched without the
+// attribute, and before sm_90.
+__device__ inline void launch_dependents() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+__device__ inline void wait_for_previous_kernel() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
 
 // Blocks for a grid-stride loop over `work` items with `threads` per block.
 inline unsigned grid_stride_blocks(Index work, int threads, int blocks_per_sm = 8) {

@@ -45,6 +45,7 @@
 
 #include "check.cuh"
 #include "device_array.cuh"
+#include "launch.cuh"
 #include "marginal_atomic_merge.hpp"
 #include "marginal_common.cuh"
 #include "marginal_transpose_plan.hpp"
@@ -111,23 +112,12 @@ struct Plan {
     std::uint16_t bit0_rank;
 };
 
-// Programmatic dependent launch (sm_90): the kernels of the second pass are
-// launched while the first one is still running, so that a level of the
-// second pass costs no launch gap. A kernel lets its dependents launch once
-// each of its blocks has started (launch_dependents), and a dependent waits
-// for the previous kernel to finish, with its writes visible, before it reads
-// anything (wait_for_previous_kernel). Both are no-ops when the kernel was
-// launched without the attribute.
-__device__ inline void launch_dependents() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
-__device__ inline void wait_for_previous_kernel() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
+// The kernels of the second pass are launched with programmatic dependent
+// launch (launch_dependents and wait_for_previous_kernel in launch.cuh), so
+// that a level of the second pass costs no launch gap: a kernel lets its
+// dependents launch once each of its blocks has started, and a dependent
+// waits for the previous kernel to finish, with its writes visible, before it
+// reads anything.
 
 // The index and bin offsets of segment `segment` (outer bits deposited).
 __device__ inline void segment_offsets(const Plan& plan, std::uint64_t segment, std::uint64_t& index,

@@ -441,6 +441,41 @@ TYPED_TEST(ApplyMatrixGpuTest, EveryDenseKernelOnItsOwnMatchesCpu) {
     }
 }
 
+// k = 10's companion grid on every unit by itself (apply_matrix_mma gives it
+// only the multiprocessors the clusters of four leave idle, which on some
+// GPUs are none): tiles of 16 columns, two to a unit of the clusters' 32,
+// claimed from the shared counter. A state with a control, and one with
+// more units than resident clusters.
+TYPED_TEST(ApplyMatrixGpuTest, ClusterCompanionAloneMatchesCpu) {
+    const int k = 10;
+    std::mt19937_64 rng(fresh_seed());
+    const Matrix matrix = random_dense(1 << k, rng);
+    for (int n : {16, 21}) {
+        for (Layout layout : {Layout::Low, Layout::High, Layout::RandomOrder}) {
+            const std::uint64_t seed = fresh_seed();
+            const Qubits targets = choose_targets(layout, n, k, rng);
+            const Controls controls = choose_controls(n == 16 ? 1 : 0, n, targets, rng);
+            SCOPED_TRACE(seed_trace(seed) + ", n=" + std::to_string(n) + ", targets=" + list(targets) +
+                         ", controls=" + list(controls.qubits));
+            StateVector<TypeParam> gpu(n, Device::Gpu);
+            gpu.set_random_state(seed);
+            StateVector<TypeParam> cpu = gpu.to(Device::Cpu);
+            qmarg::apply_matrix(cpu, targets, matrix, controls.qubits, controls.values);
+            const bool ran = qmarg::gpu::apply_matrix_mma_companion_alone(
+                gpu.data(), qmarg::gpu::describe_gate(n, targets, controls.qubits, controls.values), matrix);
+            if (!ran) GTEST_SKIP() << "this GPU holds no cluster of two blocks";
+            EXPECT_LE(relative_distance(gpu.amplitudes(), cpu.amplitudes()), gate_tolerance<TypeParam>());
+        }
+    }
+    // Fewer than 5 free qubits leave no whole unit to split.
+    StateVector<TypeParam> small(13, Device::Gpu);
+    Qubits low(k);
+    std::iota(low.begin(), low.end(), 0);
+    EXPECT_THROW(qmarg::gpu::apply_matrix_mma_companion_alone(small.data(),
+                                                              qmarg::gpu::describe_gate(13, low, {}, {}), matrix),
+                 qmarg::Error);
+}
+
 // What a gate whose matrix has imaginary parts 1e-9 of its real parts does to
 // the imaginary parts of a real random state, through `kernel` on the GPU
 // against the CPU's direct product: the largest amplitude, the largest
