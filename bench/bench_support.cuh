@@ -22,6 +22,11 @@
 #include "roofline.cuh"
 #include "qmarg/device.hpp"
 #include "qmarg/types.hpp"
+#if defined(QMARG_HAVE_GIT_COMMIT)
+#include "qmarg_git_commit.hpp"  // QMARG_GIT_COMMIT, rewritten before every build (tools/CMakeLists.txt)
+#else
+#define QMARG_GIT_COMMIT "unknown"  // built without the qmarg tool, which records it
+#endif
 
 namespace qmarg {
 namespace bench {
@@ -59,7 +64,8 @@ inline double median(std::vector<double> values) {
 // Checks for a usable GPU (else says why on stderr, naming `program`) and
 // records it in the JSON context of every benchmark program: name, compute
 // capability, multiprocessors, memory, L2, shared memory per block and the
-// driver and runtime versions. Returns false without a GPU.
+// driver and runtime versions, with the git commit of the build. Returns
+// false without a GPU.
 inline bool record_gpu(const char* program, GpuInfo* info_out = nullptr) {
     if (!gpu_available()) {
         std::fprintf(stderr, "%s: no usable GPU: %s\n", program, gpu_unavailable_reason().c_str());
@@ -76,6 +82,7 @@ inline bool record_gpu(const char* program, GpuInfo* info_out = nullptr) {
                                 std::to_string(info.shared_memory_per_block_optin));
     benchmark::AddCustomContext("cuda_driver", std::to_string(info.driver_version));
     benchmark::AddCustomContext("cuda_runtime", std::to_string(info.runtime_version));
+    benchmark::AddCustomContext("git_commit", QMARG_GIT_COMMIT);
     if (info_out != nullptr) *info_out = info;
     return true;
 }
