@@ -191,9 +191,10 @@ using MmaClusterShape = MmaShapeOf<K, 8, 4, kDmmaDepth, 2, 1, false, K == 9 ? 2 
 // leave idle: pairs of blocks on tiles of 16 columns, 512 rows a block. An
 // H100's processing clusters (GPCs) hold 7 to 9 pairs of multiprocessors
 // (TPCs), so clusters of four can leave one pair of each idle: 30 clusters
-// took 120 of our H100's 132 multiprocessors, and a launch runs only as fast
-// as the clusters it gets (another H100, whose GPCs held 28, ran k = 10 7 %
-// slower). The companion grid starts on the idle pairs while the clusters of
+// took 120 of our H100's 132 multiprocessors (ncu: "Max Active Clusters"),
+// and a launch runs only as fast as the clusters it gets (an earlier
+// benchmark file, from another H100, has k = 10 7 % slower, as 28 clusters
+// would be). The companion grid starts on the idle pairs while the clusters of
 // four run (programmatic dependent launch) and takes units (32 columns, two
 // of its tiles) from the same counter; it took 7.5 % of them at n = 30. Its
 // stage images are the clusters' own (the same pass rows, chunks and steps
