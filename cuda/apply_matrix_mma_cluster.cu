@@ -189,9 +189,10 @@ using MmaClusterShape = MmaShapeOf<K, 8, 4, kDmmaDepth, 2, 1, false, K == 9 ? 2 
 
 // The companion of k = 10's clusters of four, for the multiprocessors they
 // leave idle: pairs of blocks on tiles of 16 columns, 512 rows a block. An
-// H100's processing clusters (GPCs) hold 7 to 9 pairs of multiprocessors
-// (TPCs), so clusters of four can leave one pair of each idle: 30 clusters
-// took 120 of our H100's 132 multiprocessors (ncu: "Max Active Clusters"),
+// H100's 66 pairs of multiprocessors (TPCs) are shared unevenly by its
+// processing clusters (GPCs), and clusters of four leave one pair idle in
+// each GPC with an odd number of them: 30 clusters took 120 of our H100's
+// 132 multiprocessors (ncu: "Max Active Clusters"),
 // and a launch runs only as fast as the clusters it gets (an earlier
 // benchmark file, from another H100, has k = 10 7 % slower, as 28 clusters
 // would be). The companion grid starts on the idle pairs while the clusters of
