@@ -1123,9 +1123,8 @@ SmallStateMerge small_state_many_parts_merge(int num_qubits, const Launch& many,
 // float states.
 constexpr int kLogWholeSegmentBytes = 19;
 bool whole_segments_pay(int num_qubits, bool single_precision, const Launch& few) {
-    const int log_amplitude_bytes = single_precision ? 3 : 4;
-    const int log_blocks = __builtin_ctzll(few.blocks);
-    return few.plan.log_parts == 0 && num_qubits + log_amplitude_bytes - log_blocks >= kLogWholeSegmentBytes;
+    const std::uint64_t state_bytes = (std::uint64_t{1} << num_qubits) * (single_precision ? 8 : 16);
+    return few.plan.log_parts == 0 && state_bytes / few.blocks >= (std::uint64_t{1} << kLogWholeSegmentBytes);
 }
 
 // Whether, on double states of 2^kPartialRowsMinQubits to
