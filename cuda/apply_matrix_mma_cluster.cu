@@ -30,6 +30,26 @@ namespace {
 // read them). Each block overwrites in global memory only the rows it
 // staged itself, after (C1), so the in-place update stays safe.
 //
+// Each tile's X is loaded whole before (C1) (load_x_tile), with no products
+// in flight. What that costs, measured on an H100 (double, n = 30, four
+// layouts, two runs each, alternating, ms): this kernel with every tile's X
+// loads but the first left out and (C1), (C2) relaxed (timing only) took k
+// = 9 83-90 against 90-97, k = 10 174-179 against 179-192. ncu (n = 26, k =
+// 9) puts 89 % of the warp samples in the step loop and 8 % in load_x_tile.
+// Tried and dropped, both correct on the GPU tests:
+// - Prefetching instead: in the last pass, once every block has read block
+//   r's rows, r copies its rows of the next tile into xs by cp.async, two
+//   chunks a step, ordered by two split cluster-barrier phases per block and
+//   tile (rows consumed: relaxed arrival after the last put_chunk of them;
+//   rows stored: release arrival once the copies are complete, waited for
+//   before the first fetch of them). k = 9 6 to 12 % slower, k = 10 10 to
+//   14 %. The step loop grew from 229 to 287 instructions a warp (ncu); a
+//   second form, one bit test a step for the phases, was as slow, and so
+//   was it with the copies or the phases left out (timing only): the cost
+//   is the loop's code, not the copies or the barriers.
+// - Batches of 8 chunks in load_x_tile instead of 4: ptxas spilled 72 to 92
+//   bytes in double, 5 to 10 % slower at k = 9 and 10; float level.
+//
 // The work is `units` units of kTilesPerUnit consecutive tiles, claimed one
 // at a time from *next_unit (zeroed before the launch) by thread 0 of block
 // 0, so that grids of different shapes can share them (a companion grid,
