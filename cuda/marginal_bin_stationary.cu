@@ -113,11 +113,7 @@ struct Plan {
 };
 
 // The kernels of the second pass are launched with programmatic dependent
-// launch (launch_dependents and wait_for_previous_kernel in launch.cuh), so
-// that a level of the second pass costs no launch gap: a kernel lets its
-// dependents launch once each of its blocks has started, and a dependent
-// waits for the previous kernel to finish, with its writes visible, before it
-// reads anything.
+// launch (launch.cuh), so that a level of the second pass costs no launch gap.
 
 // The index and bin offsets of segment `segment` (outer bits deposited).
 __device__ inline void segment_offsets(const Plan& plan, std::uint64_t segment, std::uint64_t& index,
@@ -1251,12 +1247,16 @@ void run_bin_stationary(const std::complex<Real>* amps, int num_qubits, const Qu
     run_streaming_path<Real, kMerge>(amps, num_qubits, qubits, loads, out);
 }
 
+// Whether a case runs the streaming kernel with a plan (not the transposed
+// path, not the small-state kernel): only then is there a merge to choose.
+bool has_merge(int num_qubits, const Qubits& qubits, bool single_precision) {
+    return num_qubits >= kMinQubits && !takes_transposed_path(num_qubits, qubits, single_precision);
+}
+
 }  // namespace
 
 AtomicMerge bin_stationary_atomic_merge(int num_qubits, const Qubits& qubits, bool single_precision) {
-    if (takes_transposed_path(num_qubits, qubits, single_precision) || num_qubits < kMinQubits) {
-        return AtomicMerge::None;
-    }
+    if (!has_merge(num_qubits, qubits, single_precision)) return AtomicMerge::None;
     const MergePlan chosen = choose_merge(num_qubits, qubits, single_precision, true);
     if (!chosen.atomic) return AtomicMerge::None;
     const bool many = chosen.parts == Parts::Many;
@@ -1267,7 +1267,8 @@ AtomicMerge bin_stationary_atomic_merge(int num_qubits, const Qubits& qubits, bo
 }
 
 bool bin_stationary_atomics_gathered(int num_qubits, const Qubits& qubits, bool single_precision) {
-    if (bin_stationary_atomic_merge(num_qubits, qubits, single_precision) == AtomicMerge::None) return false;
+    // choose_merge gathers only where it merges with atomics.
+    if (!has_merge(num_qubits, qubits, single_precision)) return false;
     return choose_merge(num_qubits, qubits, single_precision, true).launch.plan.gather_atomics != 0;
 }
 
