@@ -36,7 +36,7 @@ namespace {
 // loads but the first left out and (C1), (C2) relaxed (timing only) took k
 // = 9 83-90 against 90-97, k = 10 174-179 against 179-192. ncu (n = 26, k =
 // 9) puts 89 % of the warp samples in the step loop and 8 % in load_x_tile.
-// Tried and dropped, both correct on the GPU tests:
+// Tried and dropped, each correct on the GPU tests:
 // - Prefetching instead: in the last pass, once every block has read block
 //   r's rows, r copies its rows of the next tile into xs by cp.async, two
 //   chunks a step, ordered by two split cluster-barrier phases per block and
@@ -49,6 +49,24 @@ namespace {
 //   is the loop's code, not the copies or the barriers.
 // - Batches of 8 chunks in load_x_tile instead of 4: ptxas spilled 72 to 92
 //   bytes in double, 5 to 10 % slower at k = 9 and 10; float level.
+// - The same prefetch with the tile's steps cut at compile time into runs
+//   between the phase events, so that a plain step carries no test: at k =
+//   9 correct and 1 to 2.5 % faster (double n = 30, four layouts, two runs
+//   each, alternating: 88.2-91.2 against 89.8-93.1 ms), at k = 10 (four
+//   blocks, more events) 156 bytes of spills and 3 to 5 % slower.
+//   Taken apart in two more commands (timing only, k = 9, ms, each with
+//   the committed kernel alternating): without its copies 85.1-88.1,
+//   without its phases 87.0-90.2, whole 87.3-90.8, committed 89.5-91.8;
+//   the committed kernel with the X loads of every tile but the first left
+//   out, (C1) and (C2) kept, 83.7-86.7 against 89.5-91.9 (k = 10
+//   168.9-174.9 against 177.4-183.3), and with (C1), (C2) relaxed to block
+//   barriers, loads kept, 88.5-90.6 (k = 10 0 to 2 % faster). So the
+//   loads' latency is most of the bound above; the copies, spread over the
+//   products, cost about half of it back, and the phases nothing.
+//   One build of it, with always_inline on the step's lambda, failed the
+//   GPU tests at n = 17 (results unrelated to the reference) where the same
+//   code without the attribute passed; that was not understood, one more
+//   reason to leave the form out.
 //
 // The work is `units` units of kTilesPerUnit consecutive tiles, claimed one
 // at a time from *next_unit (zeroed before the launch) by thread 0 of block
