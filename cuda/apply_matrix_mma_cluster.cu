@@ -64,9 +64,9 @@ namespace {
 //   loads' latency is most of the bound above; the copies, spread over the
 //   products, cost about half of it back, and the phases nothing.
 //   One build of it, with always_inline on the step's lambda, failed the
-//   GPU tests at n = 17 (results unrelated to the reference) where the same
-//   code without the attribute passed; that was not understood, one more
-//   reason to leave the form out.
+//   GPU tests at k = 9 (n = 17 and 21: results unrelated to the reference)
+//   where the same code without the attribute passed; that was not
+//   understood, one more reason to leave the form out.
 //
 // The work is `units` units of kTilesPerUnit consecutive tiles, claimed one
 // at a time from *next_unit (zeroed before the launch) by thread 0 of block
