@@ -67,6 +67,14 @@ namespace {
 //   GPU tests at k = 9 (n = 17 and 21: results unrelated to the reference)
 //   where the same code without the attribute passed; that was not
 //   understood, one more reason to leave the form out.
+// - The first 4 of the next tile's chunks loaded into registers before
+//   (C2), with the accumulators cleared at each tile's start (so that they
+//   are free there) and claims two turns ahead (so that the next unit is
+//   known before (C2)): correct, but ptxas spilled 120 bytes, and k = 9
+//   took 95.6-98.9 ms against 89.1-91.7, k = 10 186.3-193.0 against
+//   175.8-182.6 (double n = 30, two runs, alternating). Without the early
+//   loads (no spills, the rest as described) still 93.6-95.6 and
+//   181.4-187.5.
 //
 // The work is `units` units of kTilesPerUnit consecutive tiles, claimed one
 // at a time from *next_unit (zeroed before the launch) by thread 0 of block
