@@ -53,7 +53,7 @@ namespace {
 //   between the phase events, so that a plain step carries no test: at k =
 //   9 correct and 1 to 2.5 % faster (double n = 30, four layouts, two runs
 //   each, alternating: 88.2-91.2 against 89.8-93.1 ms), at k = 10 (four
-//   blocks, more events) 156 bytes of spills and 3 to 5 % slower.
+//   blocks, more events) 156 bytes of spills and 3 to 7 % slower.
 //   Taken apart in two more commands (timing only, k = 9, ms, each with
 //   the committed kernel alternating): without its copies 85.1-88.1,
 //   without its phases 87.0-90.2, whole 87.3-90.8, committed 89.5-91.8;
