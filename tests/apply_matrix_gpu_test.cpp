@@ -199,19 +199,32 @@ double relative_distance(const std::vector<std::complex<Real>>& a, const std::ve
     return std::sqrt(diff / norm);
 }
 
-// Applies the gate to a random GPU state and to its CPU copy and compares.
-template <class Real>
-void expect_gpu_matches_cpu(int n, const Qubits& targets, const Matrix& matrix, const Controls& controls,
-                            const std::string& what) {
+// Applies the gate to a random GPU state through `run_on_gpu` (which returns
+// false where it ran nothing; nothing is then checked) and to its CPU copy,
+// and compares. Returns whether it ran.
+template <class Real, class RunOnGpu>
+bool expect_run_matches_cpu(int n, const Qubits& targets, const Matrix& matrix, const Controls& controls,
+                            const std::string& what, RunOnGpu run_on_gpu) {
     const std::uint64_t seed = fresh_seed();
     SCOPED_TRACE(seed_trace(seed) + ", n=" + std::to_string(n) + ", targets=" + list(targets) +
                  ", controls=" + list(controls.qubits) + ", control_values=" + list(controls.values) + ", " + what);
     StateVector<Real> gpu(n, Device::Gpu);
     gpu.set_random_state(seed);
     StateVector<Real> cpu = gpu.to(Device::Cpu);
-    qmarg::apply_matrix(gpu, targets, matrix, controls.qubits, controls.values);
     qmarg::apply_matrix(cpu, targets, matrix, controls.qubits, controls.values);
+    if (!run_on_gpu(gpu)) return false;
     EXPECT_LE(relative_distance(gpu.amplitudes(), cpu.amplitudes()), gate_tolerance<Real>());
+    return true;
+}
+
+// The same through qmarg::apply_matrix.
+template <class Real>
+void expect_gpu_matches_cpu(int n, const Qubits& targets, const Matrix& matrix, const Controls& controls,
+                            const std::string& what) {
+    expect_run_matches_cpu<Real>(n, targets, matrix, controls, what, [&](StateVector<Real>& gpu) {
+        qmarg::apply_matrix(gpu, targets, matrix, controls.qubits, controls.values);
+        return true;
+    });
 }
 
 // Sizes for k targets: k itself (one group), a few qubits more, and a larger
@@ -423,18 +436,15 @@ TYPED_TEST(ApplyMatrixGpuTest, EveryDenseKernelOnItsOwnMatchesCpu) {
             const Matrix matrix = random_dense(1 << k, rng);
             for (int n : {k + 3, k <= 8 ? 20 : 21}) {
                 for (Layout layout : {Layout::Low, Layout::High, Layout::RandomOrder}) {
-                    const std::uint64_t seed = fresh_seed();
                     const Qubits targets = choose_targets(layout, n, k, rng);
                     const Controls controls = choose_controls(n == k + 3 ? 1 : 0, n, targets, rng);
-                    SCOPED_TRACE(seed_trace(seed) + ", " + entry.name + ", n=" + std::to_string(n) +
-                                 ", targets=" + list(targets) + ", controls=" + list(controls.qubits));
-                    StateVector<TypeParam> gpu(n, Device::Gpu);
-                    gpu.set_random_state(seed);
-                    StateVector<TypeParam> cpu = gpu.to(Device::Cpu);
-                    qmarg::apply_matrix(cpu, targets, matrix, controls.qubits, controls.values);
-                    entry.kernel(gpu.data(), qmarg::gpu::describe_gate(n, targets, controls.qubits, controls.values),
-                                 matrix);
-                    EXPECT_LE(relative_distance(gpu.amplitudes(), cpu.amplitudes()), gate_tolerance<TypeParam>());
+                    expect_run_matches_cpu<TypeParam>(
+                        n, targets, matrix, controls, entry.name, [&](StateVector<TypeParam>& gpu) {
+                            entry.kernel(gpu.data(),
+                                         qmarg::gpu::describe_gate(n, targets, controls.qubits, controls.values),
+                                         matrix);
+                            return true;
+                        });
                 }
             }
         }
@@ -452,19 +462,14 @@ TYPED_TEST(ApplyMatrixGpuTest, ClusterCompanionAloneMatchesCpu) {
     const Matrix matrix = random_dense(1 << k, rng);
     for (int n : {16, 21}) {
         for (Layout layout : {Layout::Low, Layout::High, Layout::RandomOrder}) {
-            const std::uint64_t seed = fresh_seed();
             const Qubits targets = choose_targets(layout, n, k, rng);
             const Controls controls = choose_controls(n == 16 ? 1 : 0, n, targets, rng);
-            SCOPED_TRACE(seed_trace(seed) + ", n=" + std::to_string(n) + ", targets=" + list(targets) +
-                         ", controls=" + list(controls.qubits));
-            StateVector<TypeParam> gpu(n, Device::Gpu);
-            gpu.set_random_state(seed);
-            StateVector<TypeParam> cpu = gpu.to(Device::Cpu);
-            qmarg::apply_matrix(cpu, targets, matrix, controls.qubits, controls.values);
-            const bool ran = qmarg::gpu::apply_matrix_mma_companion_alone(
-                gpu.data(), qmarg::gpu::describe_gate(n, targets, controls.qubits, controls.values), matrix);
+            const bool ran = expect_run_matches_cpu<TypeParam>(
+                n, targets, matrix, controls, "companion alone", [&](StateVector<TypeParam>& gpu) {
+                    return qmarg::gpu::apply_matrix_mma_companion_alone(
+                        gpu.data(), qmarg::gpu::describe_gate(n, targets, controls.qubits, controls.values), matrix);
+                });
             if (!ran) GTEST_SKIP() << "this GPU holds no cluster of two blocks";
-            EXPECT_LE(relative_distance(gpu.amplitudes(), cpu.amplitudes()), gate_tolerance<TypeParam>());
         }
     }
     // Fewer than 5 free qubits leave no whole unit to split.
