@@ -20,8 +20,9 @@
 //    over the copies, so each run reads the state from memory, not from L2.
 // Beyond single marginals: "lists/.../all_single_qubits" times all n
 // single-qubit marginals in one call against one plain marginal, and
-// "conditional/.../k:K/condition:high|low" a conditional marginal given two
-// qubits (GB/s of the quarter of the state it reads); both checked first.
+// "conditional/.../k:K/condition:high|middle|low" a conditional marginal given
+// two qubits (GB/s of the quarter of the state it reads, and of the 64-byte
+// pieces that hold it); both checked first.
 //
 // k close to n: "near_n/.../k:K/LAYOUT/PATH" for k = n .. n-4 (low,
 // scattered, descending, random), BinStationary and its streaming and
@@ -494,17 +495,44 @@ void all_single_qubits_cell(benchmark::State& st, int n) {
 }
 
 // A conditional marginal of k low qubits given two qubits = {1, 0}: the two
-// highest ("high": qubits 0..k-1 listed) or the two lowest ("low": qubits
-// 2..k+1 listed; a warp's reads then skip three amplitudes in four). It reads a quarter of the state:
-// GB/s count those bytes, against the full-state read roofline. Checked first
-// against the BinStationary marginal of the listed and condition qubits,
-// sliced at the condition's values.
+// highest ("high": qubits 0..k-1 listed), two in the middle of the others
+// ("middle": (n + k) / 2 and the qubit below it, qubits 0..k-1 listed) or the two lowest ("low": qubits 2..k+1
+// listed). It reads a quarter of the amplitudes: "roofline_ratio" counts those
+// bytes, against the full-state read roofline. Memory delivers 64-byte
+// pieces (4 double or 8 float amplitudes): on an H100, reading every other
+// 32-byte sector of a double state took as long as reading all of it (a
+// condition on qubit 1: 5.62 ms at n = 30, the read roofline 5.57). So "low"
+// reads the whole state, and "roofline_ratio_touched" counts the bytes of the
+// 64-byte pieces that hold a matching amplitude (all of the state for "low",
+// a quarter elsewhere). Checked first against the BinStationary marginal of
+// the listed and condition qubits, sliced at the condition's values.
+enum class ConditionAt { High, Middle, Low };
+
+const char* to_string(ConditionAt at) {
+    switch (at) {
+        case ConditionAt::High: return "high";
+        case ConditionAt::Middle: return "middle";
+        case ConditionAt::Low: return "low";
+    }
+    return "?";
+}
+
 template <class Real>
-void conditional_cell(benchmark::State& st, int n, int k, bool high) {
+void conditional_cell(benchmark::State& st, int n, int k, ConditionAt at) {
     auto& ws = Workspace<Real>::get();
     Qubits qubits(k);
-    for (int j = 0; j < k; ++j) qubits[j] = high ? j : j + 2;
-    const qmarg::Condition condition{high ? Qubits{n - 1, n - 2} : Qubits{0, 1}, {1, 0}};
+    for (int j = 0; j < k; ++j) qubits[j] = at == ConditionAt::Low ? j + 2 : j;
+    const int middle = (n + k) / 2;  // k + 2 < n: middle - 1 >= k
+    const Qubits condition_qubits = at == ConditionAt::High     ? Qubits{n - 1, n - 2}
+                                    : at == ConditionAt::Middle ? Qubits{middle, middle - 1}
+                                                                : Qubits{0, 1};
+    const qmarg::Condition condition{condition_qubits, {1, 0}};
+    // Qubits below this share a 64-byte piece: a condition on them leaves
+    // the piece to be read whole.
+    const int piece_bits = std::is_same<Real, float>::value ? 3 : 2;
+    int piece_conditions = 0;
+    for (int q : condition_qubits) piece_conditions += q >= piece_bits ? 1 : 0;
+    const double touched_fraction = 1.0 / static_cast<double>(1 << piece_conditions);
     const std::string label = "n=" + std::to_string(n) + " k=" + std::to_string(k) + " qubits " + to_text(qubits) +
                               " given " + to_text(condition.qubits) + " = {1,0}";
     double median_ms = 0;
@@ -536,6 +564,7 @@ void conditional_cell(benchmark::State& st, int n, int k, bool high) {
         times = filled_times([&] { run_once(ws.state(next++)); }, g_options.runs);
         median_ms = qmarg::bench::median(times);
         set_bandwidth_counters(st, median_ms, roofline_ms / 4, ws.state().bytes() / 4);
+        st.counters["roofline_ratio_touched"] = roofline_ms * touched_fraction / median_ms;
     } catch (const std::exception& e) {
         ++g_failed_cells;
         st.SkipWithError(e.what());
@@ -666,11 +695,11 @@ void register_benchmarks(const std::vector<int>& ns) {
             ->Unit(benchmark::kMillisecond);
         for (int k : {1, 5, 10}) {
             if (k + 2 >= n) continue;
-            for (bool high : {true, false}) {
+            for (ConditionAt at : {ConditionAt::High, ConditionAt::Middle, ConditionAt::Low}) {
                 const std::string name =
-                    "conditional" + prefix + "/k:" + std::to_string(k) + "/condition:" + (high ? "high" : "low");
+                    "conditional" + prefix + "/k:" + std::to_string(k) + "/condition:" + to_string(at);
                 benchmark::RegisterBenchmark(name.c_str(),
-                                             [=](benchmark::State& st) { conditional_cell<Real>(st, n, k, high); })
+                                             [=](benchmark::State& st) { conditional_cell<Real>(st, n, k, at); })
                     ->UseManualTime()
                     ->Iterations(1)
                     ->Unit(benchmark::kMillisecond);

@@ -70,6 +70,9 @@ constexpr int kMaxOuterBits = 64;
 
 // Everything the kernel needs, built on the host; passed by value (< 4 KiB).
 struct Plan {
+    // Index bits set by each lane id: the lane's bits at index bits 1..5 (on
+    // a compact state's plan spread onto the full index, marginal_fixed_bits.hpp).
+    std::uint64_t lane_offset[32];
     std::uint64_t lane_bin[32];      // bin bits set by each lane's index bits 1..5
     std::uint64_t warp_offset[kWarps];  // index bits set by each warp id
     std::uint64_t warp_bin[kWarps];     // bin bits set by each warp id
@@ -212,7 +215,7 @@ __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<
     launch_dependents();
     const int lane = threadIdx.x % 32;
     const int warp = threadIdx.x / 32;
-    const std::uint64_t thread_index = (static_cast<std::uint64_t>(lane) << 1) | plan.warp_offset[warp];
+    const std::uint64_t thread_index = plan.lane_offset[lane] | plan.warp_offset[warp];
     const std::uint64_t thread_bin = plan.lane_bin[lane] | plan.warp_bin[warp];
     const bool writer_lane = (lane & plan.nonselected_lane_mask) == 0;
 
@@ -424,16 +427,19 @@ __global__ void __launch_bounds__(kTreeThreads) sum_rows_tree_kernel(const doubl
     if (slice == 0) out[group * bins + bin] = partial[threadIdx.x];
 }
 
-// Small states (n < kMinQubits): a thread per bin sums its 2^(n-k) amplitudes.
+// Small states (n < kMinQubits, or a compact state that small): a thread per
+// bin sums its 2^(n-k) amplitudes (n: the full state's qubits, the bits of
+// fixed_mask held at fixed_values).
 template <class Real>
-__global__ void small_state_kernel(const Real* amps, int n, const __grid_constant__ QubitList qubits, double* out) {
+__global__ void small_state_kernel(const Real* amps, int n, const __grid_constant__ QubitList qubits,
+                                   std::uint64_t fixed_mask, std::uint64_t fixed_values, double* out) {
     const std::uint64_t bins = std::uint64_t{1} << qubits.count;
     const std::uint64_t bin = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (bin >= bins) return;
     std::uint64_t selected_mask = 0;
     for (int j = 0; j < qubits.count; ++j) selected_mask |= std::uint64_t{1} << qubits.qubits[j];
-    const std::uint64_t others = ((std::uint64_t{1} << n) - 1) & ~selected_mask;
-    const std::uint64_t base = scatter_bits(bin, qubits.qubits, qubits.count);
+    const std::uint64_t others = ((std::uint64_t{1} << n) - 1) & ~selected_mask & ~fixed_mask;
+    const std::uint64_t base = scatter_bits(bin, qubits.qubits, qubits.count) | fixed_values;
     double sum = 0;
     std::uint64_t rest = 0;
     do {
@@ -674,6 +680,7 @@ Launch make_plan(int n, const Qubits& qubits, Parts parts) {
     for (int b = 0; b < kLaneBits; ++b)
         if (!selected(b + 1)) plan.nonselected_lane_mask |= 1u << b;
     for (int lane = 0; lane < 32; ++lane) {
+        plan.lane_offset[lane] = static_cast<std::uint64_t>(lane) << 1;
         plan.lane_bin[lane] = 0;
         for (int b = 0; b < kLaneBits; ++b)
             if ((lane >> b) & 1) plan.lane_bin[lane] |= bin_of[b + 1];
@@ -1208,25 +1215,45 @@ MergePlan choose_merge(int num_qubits, const Qubits& qubits, bool single_precisi
     return chosen;
 }
 
+// The plan of a compact state (marginal_fixed_bits.hpp) on the full index:
+// every index image the kernel ORs or XORs into an address, spread.
+Launch spread_onto_full_index(Launch launch, const FixedBits& fixed) {
+    Plan& plan = launch.plan;
+    for (std::uint64_t& offset : plan.lane_offset) offset = fixed.spread(offset);
+    for (std::uint64_t& offset : plan.warp_offset) offset = fixed.spread(offset);
+    for (std::uint64_t& flip : plan.flip_index) flip = fixed.spread(flip);
+    plan.part_mask = fixed.spread(plan.part_mask);
+    plan.task_mask = fixed.spread(plan.task_mask);
+    return launch;
+}
+
+// `num_qubits` and `qubits` are the full state's; with fixed bits the plan is
+// the compact state's, and so are the rules that choose it.
 template <class Real, Merge kMerge>
 void run_streaming_path(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits, StateLoads loads,
-                        double* out) {
+                        double* out, const FixedBits& fixed = {}) {
     const int k = static_cast<int>(qubits.size());
-    if (num_qubits < kMinQubits) {
+    const int compact_qubits = fixed.compact_qubits(num_qubits);
+    if (compact_qubits < kMinQubits) {
         const QubitList list = make_qubit_list(qubits);
         const std::uint64_t bins = std::uint64_t{1} << k;
         const unsigned blocks = static_cast<unsigned>((bins + 255) / 256);
-        small_state_kernel<Real><<<blocks, 256>>>(reinterpret_cast<const Real*>(amps), num_qubits, list, out);
+        small_state_kernel<Real><<<blocks, 256>>>(reinterpret_cast<const Real*>(amps), num_qubits, list, fixed.mask,
+                                                  fixed.values, out);
         QMARG_CHECK_LAUNCH(small_state_kernel);
         return;
     }
     const bool single_precision = std::is_same<Real, float>::value;
-    const MergePlan chosen = choose_merge(num_qubits, qubits, single_precision, kMerge == Merge::Atomic);
-    const auto* amps2 = reinterpret_cast<const AmpPair<Real>*>(amps);
+    MergePlan chosen = fixed.mask == 0
+                           ? choose_merge(num_qubits, qubits, single_precision, kMerge == Merge::Atomic)
+                           : choose_merge(compact_qubits, fixed.compact(qubits), single_precision,
+                                          kMerge == Merge::Atomic);
+    if (fixed.mask != 0) chosen.launch = spread_onto_full_index(chosen.launch, fixed);
+    const auto* amps2 = reinterpret_cast<const AmpPair<Real>*>(amps + fixed.values);
     if (chosen.atomic) {
-        run_streaming<Real, Merge::Atomic>(amps2, num_qubits, chosen.launch, loads, out);
+        run_streaming<Real, Merge::Atomic>(amps2, compact_qubits, chosen.launch, loads, out);
     } else {
-        run_streaming<Real, Merge::PartialRows>(amps2, num_qubits, chosen.launch, loads, out);
+        run_streaming<Real, Merge::PartialRows>(amps2, compact_qubits, chosen.launch, loads, out);
     }
 }
 
@@ -1235,16 +1262,23 @@ void run_streaming_path(const std::complex<Real>* amps, int num_qubits, const Qu
 // coalesced on a small state (takes_transposed_path has the rule). The
 // transposed path splits no segment, so it has nothing to merge.
 // Both paths load the state as state_loads_for_device says.
+// With fixed bits, every rule (the path, the loads, the plan) sees the
+// compact state: the amplitudes read.
 template <class Real, Merge kMerge>
-void run_bin_stationary(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits, double* out) {
+void run_bin_stationary(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits, double* out,
+                        const FixedBits& fixed = {}) {
     const bool single_precision = std::is_same<Real, float>::value;
+    const int compact_qubits = fixed.compact_qubits(num_qubits);
     const StateLoads loads =
-        state_loads_for_device(num_qubits, static_cast<int>(qubits.size()), single_precision);
-    if (takes_transposed_path(num_qubits, qubits, single_precision)) {
-        marginal_probabilities_transpose(amps, num_qubits, qubits, loads, out);
+        state_loads_for_device(compact_qubits, static_cast<int>(qubits.size()), single_precision);
+    const bool transposed = fixed.mask == 0
+                                ? takes_transposed_path(num_qubits, qubits, single_precision)
+                                : takes_transposed_path(compact_qubits, fixed.compact(qubits), single_precision);
+    if (transposed) {
+        marginal_probabilities_transpose(amps, num_qubits, qubits, loads, out, fixed);
         return;
     }
-    run_streaming_path<Real, kMerge>(amps, num_qubits, qubits, loads, out);
+    run_streaming_path<Real, kMerge>(amps, num_qubits, qubits, loads, out, fixed);
 }
 
 // Whether a case runs the streaming kernel with a plan (not the transposed
@@ -1290,6 +1324,13 @@ void marginal_probabilities_bin_stationary_streaming(const std::complex<Real>* a
     run_streaming_path<Real, Merge::PartialRows>(amps, num_qubits, qubits, loads, out);
 }
 
+template <class Real>
+void conditional_marginal_bin_stationary(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits,
+                                         const FixedBits& fixed, double* out) {
+    check_fixed_bits(fixed, num_qubits, qubits);
+    run_bin_stationary<Real, Merge::PartialRows>(amps, num_qubits, qubits, out, fixed);
+}
+
 template void marginal_probabilities_bin_stationary<float>(const std::complex<float>*, int, const Qubits&, double*);
 template void marginal_probabilities_bin_stationary<double>(const std::complex<double>*, int, const Qubits&,
                                                             double*);
@@ -1301,6 +1342,10 @@ template void marginal_probabilities_bin_stationary_streaming<float>(const std::
                                                                       StateLoads, double*);
 template void marginal_probabilities_bin_stationary_streaming<double>(const std::complex<double>*, int,
                                                                        const Qubits&, StateLoads, double*);
+template void conditional_marginal_bin_stationary<float>(const std::complex<float>*, int, const Qubits&,
+                                                         const FixedBits&, double*);
+template void conditional_marginal_bin_stationary<double>(const std::complex<double>*, int, const Qubits&,
+                                                          const FixedBits&, double*);
 
 }  // namespace gpu
 }  // namespace qmarg

@@ -18,6 +18,7 @@
 #include <type_traits>
 
 #include "device_complex.cuh"
+#include "marginal_fixed_bits.hpp"
 #include "marginal_state_loads.hpp"
 #include "qmarg/bits.hpp"
 #include "qmarg/error.hpp"
@@ -145,6 +146,15 @@ void marginal_probabilities_bin_stationary(const std::complex<Real>* amps, int n
 template <class Real>
 void marginal_probabilities_bin_stationary_atomic(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits,
                                                   double* out);
+// BinStationary over only the amplitudes whose index bits fixed.mask hold
+// fixed.values (a conditional marginal, cuda/marginal_conditional.cu): both
+// paths plan the compact state of those amplitudes (marginal_fixed_bits.hpp),
+// so a call reads 2^(n - m) amplitudes and its bins repeat bitwise. `qubits`
+// are full-state positions. Throws qmarg::Error where check_fixed_bits does
+// (bit 0 fixed, a listed qubit fixed).
+template <class Real>
+void conditional_marginal_bin_stationary(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits,
+                                         const FixedBits& fixed, double* out);
 template <class Real>
 void marginal_probabilities_partitioned(const std::complex<Real>* amps, int num_qubits, const QubitList& qubits,
                                         double* out, unsigned max_grid_blocks);

@@ -157,13 +157,13 @@ void launch_transpose(const AmpPair<Real>* pairs, const TransposePlan& plan, uns
 
 template <class Real>
 void marginal_probabilities_transpose(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits,
-                                      StateLoads loads, double* out) {
-    const TransposePlan plan = make_transpose_plan(num_qubits, qubits);
+                                      StateLoads loads, double* out, const FixedBits& fixed) {
+    const TransposePlan plan = make_transpose_plan(num_qubits, qubits, fixed);
     const std::uint64_t blocks = std::uint64_t{1} << plan.block_bits;
     if (blocks > 0x7fffffffu) {
         throw Error("BinStationary: " + std::to_string(blocks) + " tiles of the transposed path exceed the grid limit");
     }
-    const auto* pairs = reinterpret_cast<const AmpPair<Real>*>(amps);
+    const auto* pairs = reinterpret_cast<const AmpPair<Real>*>(amps + fixed.values);
     const auto grid = static_cast<unsigned>(blocks);
     static_assert(kTransposeMaxUnselected == 4, "one kernel per u = 0 .. kTransposeMaxUnselected");
     switch (plan.unselected_bits) {
@@ -178,9 +178,9 @@ void marginal_probabilities_transpose(const std::complex<Real>* amps, int num_qu
 }
 
 template void marginal_probabilities_transpose<float>(const std::complex<float>*, int, const Qubits&, StateLoads,
-                                                      double*);
+                                                      double*, const FixedBits&);
 template void marginal_probabilities_transpose<double>(const std::complex<double>*, int, const Qubits&, StateLoads,
-                                                       double*);
+                                                       double*, const FixedBits&);
 
 }  // namespace gpu
 }  // namespace qmarg

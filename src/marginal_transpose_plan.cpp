@@ -192,5 +192,13 @@ TransposePlan make_transpose_plan(int num_qubits, const Qubits& qubits) {
     return plan;
 }
 
+TransposePlan make_transpose_plan(int num_qubits, const Qubits& qubits, const FixedBits& fixed) {
+    if (fixed.mask == 0) return make_transpose_plan(num_qubits, qubits);
+    TransposePlan plan = make_transpose_plan(fixed.compact_qubits(num_qubits), fixed.compact(qubits));
+    for (std::uint64_t& image : plan.load_index) image = fixed.spread(image);
+    for (std::uint64_t& image : plan.block_index) image = fixed.spread(image);
+    return plan;
+}
+
 }  // namespace gpu
 }  // namespace qmarg

@@ -26,6 +26,7 @@
 #include <complex>
 #include <cstdint>
 
+#include "marginal_fixed_bits.hpp"
 #include "marginal_state_loads.hpp"
 #include "qmarg/bits.hpp"
 #include "qmarg/types.hpp"
@@ -94,15 +95,22 @@ bool takes_transposed_path(int num_qubits, const Qubits& qubits, bool single_pre
 // The plan for this case; throws qmarg::Error when transpose_applies is false.
 // A function of (n, qubits) alone.
 TransposePlan make_transpose_plan(int num_qubits, const Qubits& qubits);
+// The plan of the compact state of the amplitudes whose bits `fixed` holds
+// (marginal_fixed_bits.hpp), its index images (load_index, block_index)
+// spread onto the full index; the kernel adds fixed.values to every index.
+// transpose_applies and the reported run lengths refer to the compact state.
+TransposePlan make_transpose_plan(int num_qubits, const Qubits& qubits, const FixedBits& fixed);
 
 // The transposed path itself (cuda/marginal_transpose.cu): writes the 2^k
 // bins to the device array `out`, loading the state as `loads` says
 // (BinStationary passes state_loads_for_device). `amps` is a device pointer.
 // Throws qmarg::Error outside transpose_applies; BinStationary calls it where
 // takes_transposed_path holds, the benchmark and the tests on its whole range.
+// With `fixed` bits it reads only the amplitudes that match (the compact
+// state of marginal_fixed_bits.hpp, to which transpose_applies then refers).
 template <class Real>
 void marginal_probabilities_transpose(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits,
-                                      StateLoads loads, double* out);
+                                      StateLoads loads, double* out, const FixedBits& fixed = {});
 
 // The other path, BinStationary's streaming kernel (cuda/marginal_bin_stationary.cu),
 // alone: any case, whatever takes_transposed_path says. Arguments as above.

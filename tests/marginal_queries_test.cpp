@@ -280,6 +280,56 @@ TYPED_TEST(MarginalQueries, ConditionalEdgeCases) {
     }
 }
 
+// On a GPU state a conditional marginal is BinStationary over the compact
+// state of the matching amplitudes (cuda/marginal_conditional.cu). Each
+// shape of condition it plans differently, in random orders: conditions among
+// the lane bits 1..5, on qubit 0 (a listed qubit whose half of the bins is
+// dropped), above the lane bits, leaving a compact state too small for the
+// streaming kernel, and k close to the compact n (the transposed path). Every
+// result against the naive sum, and again bitwise.
+TYPED_TEST(MarginalQueries, ConditionalMarginalsOfEveryShape) {
+    using Real = typename TypeParam::Real;
+    const std::uint64_t seed = fresh_seed();
+    SCOPED_TRACE(seed_trace(seed));
+    std::mt19937_64 rng(seed);
+    const auto uniform = [&](int low, int high) { return std::uniform_int_distribution<int>(low, high)(rng); };
+    for (int n : {12, 15, 18, 20}) {
+        const auto state = random_state<Real>(n, TypeParam::device, rng());
+        const auto amps = state.amplitudes();
+        for (int shape = 0; shape < 6; ++shape) {
+            Qubits pool = qmarg_test::random_qubits(n, n, rng);
+            int m = uniform(1, 3);
+            if (shape == 0) pool = qmarg_test::random_qubits(5, 5, rng);      // lane bits 1..5 (+1 below)
+            if (shape == 1) std::iter_swap(pool.begin(), std::find(pool.begin(), pool.end(), 0));  // qubit 0 first
+            if (shape == 2) pool = qmarg_test::random_qubits(n - 6, n - 6, rng);  // 6..n-1 (+6 below)
+            if (shape == 3) m = n - 10;                                       // a compact state of 10 qubits
+            for (int& q : pool) q += shape == 0 ? 1 : shape == 2 ? 6 : 0;
+            Condition condition;
+            condition.qubits.assign(pool.begin(), pool.begin() + m);
+            for (int j = 0; j < m; ++j) condition.values.push_back(uniform(0, 1));
+            Qubits rest;
+            for (int q = 0; q < n; ++q)
+                if (std::find(condition.qubits.begin(), condition.qubits.end(), q) == condition.qubits.end())
+                    rest.push_back(q);
+            std::shuffle(rest.begin(), rest.end(), rng);
+            const int free = static_cast<int>(rest.size());
+            const int k = shape >= 4 ? free - uniform(0, 4) : uniform(1, std::min(free, 8));
+            const Qubits qubits(rest.begin(), rest.begin() + k);
+            std::ostringstream what;
+            what << "n=" << n << " " << describe(qubits) << " condition " << describe(condition.qubits) << " = {";
+            for (int v : condition.values) what << v;
+            what << "}";
+            const auto got = qmarg::conditional_marginal_probabilities(state, qubits, condition);
+            expect_bins_near(got, naive_conditional(amps, qubits, condition), what.str());
+            const auto again = qmarg::conditional_marginal_probabilities(state, qubits, condition);
+            ASSERT_EQ(again.size(), got.size());
+            EXPECT_EQ(std::memcmp(again.data(), got.data(), got.size() * sizeof(double)), 0)
+                << what.str() << ": a second call gave other bits";
+            if (::testing::Test::HasFailure()) return;
+        }
+    }
+}
+
 TYPED_TEST(MarginalQueries, ConditionErrorsNameTheValue) {
     using Real = typename TypeParam::Real;
     const StateVector<Real> state(4, TypeParam::device);

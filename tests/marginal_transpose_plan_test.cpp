@@ -61,11 +61,13 @@ std::string case_text(std::uint64_t seed, int n, const Qubits& qubits) {
     return "random seed " + std::to_string(seed) + ", n = " + std::to_string(n) + ", " + qmarg_test::describe(qubits);
 }
 
-// The unselected qubits, ascending.
-Qubits unselected_qubits(int n, const Qubits& qubits) {
+// The unselected qubits, ascending (those `fixed` holds left out).
+Qubits unselected_qubits(int n, const Qubits& qubits, const FixedBits& fixed = {}) {
     Qubits rest;
-    for (int bit = 0; bit < n; ++bit)
-        if (std::find(qubits.begin(), qubits.end(), bit) == qubits.end()) rest.push_back(bit);
+    for (int bit = 0; bit < n; ++bit) {
+        if (std::find(qubits.begin(), qubits.end(), bit) == qubits.end() && !((fixed.mask >> bit) & 1u))
+            rest.push_back(bit);
+    }
     return rest;
 }
 
@@ -82,7 +84,7 @@ bool conflict_free(const std::vector<std::uint32_t>& warp_slots) {
 // The kernel's work for `block`, step by step. `loaded` counts loads per
 // amplitude and `written` writes per bin (both null to skip global coverage).
 void emulate_block(const TransposePlan& plan, int n, const Qubits& qubits, std::uint64_t block,
-                   std::vector<int>* loaded, std::vector<int>* written) {
+                   std::vector<int>* loaded, std::vector<int>* written, const FixedBits& fixed = {}) {
     const int k = static_cast<int>(qubits.size());
     constexpr std::uint32_t kSlots = 1u << kTransposeTileBits;
     constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
@@ -96,8 +98,10 @@ void emulate_block(const TransposePlan& plan, int n, const Qubits& qubits, std::
                 const unsigned thread = 32 * warp + lane;
                 const std::uint64_t thread_index =
                     transpose_block_index(plan, block) | transpose_load_thread_index(plan, thread);
-                const std::uint64_t index = thread_index | transpose_load_step_index(plan, step);
+                // fixed.values: the kernel's pointer offset.
+                const std::uint64_t index = fixed.values | thread_index | transpose_load_step_index(plan, step);
                 ASSERT_EQ(index & 1u, 0u) << "a load must start at an even amplitude";
+                ASSERT_EQ(index & fixed.mask, fixed.values) << "amplitude " << index << " fails the fixed bits";
                 ASSERT_LT(index, std::uint64_t{1} << n);
                 const std::uint32_t slot =
                     transpose_load_thread_slot(plan, thread) ^ transpose_load_step_slot(plan, step);
@@ -120,7 +124,7 @@ void emulate_block(const TransposePlan& plan, int n, const Qubits& qubits, std::
     }
 
     // Sums (the kernel's second loop).
-    const Qubits unselected = unselected_qubits(n, qubits);
+    const Qubits unselected = unselected_qubits(n, qubits, fixed);
     std::vector<int> slot_reads(kSlots, 0);
     const unsigned steps = 1u << (plan.output_bits - kTransposeThreadBits);
     const unsigned values = 1u << plan.unselected_bits;
@@ -253,6 +257,48 @@ TEST(MarginalTransposePlan, EmulatedBlocksOfLargeStates) {
                     if (HasFatalFailure()) return;
                 }
             }
+        }
+    }
+}
+
+// A conditional marginal's plan: the compact state of the amplitudes whose
+// fixed bits hold their values, spread onto the full index. The emulated
+// kernel loads each matching amplitude once and no other, sums it into its
+// own bin in counting order of the free unselected bits, and writes every
+// bin once. Fixed bits anywhere but bit 0, the listed qubits in every order.
+TEST(MarginalTransposePlan, EmulatedKernelOnFixedBitsReadsOnlyTheMatchingAmplitudes) {
+    const std::uint64_t seed = qmarg_test::fresh_seed();
+    std::mt19937_64 rng(seed);
+    for (int n : {12, 13, 14, 16}) {
+        for (int trial = 0; trial < 6; ++trial) {
+            const int m = std::uniform_int_distribution<int>(1, n - kTransposeTileBits)(rng);
+            Qubits free_bits = qmarg_test::random_qubits(n - 1, n - 1, rng);
+            for (int& bit : free_bits) ++bit;  // 1..n-1, shuffled
+            FixedBits fixed;
+            for (int j = 0; j < m; ++j) {
+                fixed.mask |= std::uint64_t{1} << free_bits[j];
+                if (rng() & 1u) fixed.values |= std::uint64_t{1} << free_bits[j];
+            }
+            Qubits rest;  // every bit but the fixed ones, bit 0 included
+            for (int bit = 0; bit < n; ++bit)
+                if (!((fixed.mask >> bit) & 1u)) rest.push_back(bit);
+            std::shuffle(rest.begin(), rest.end(), rng);
+            const int u = std::uniform_int_distribution<int>(0, kTransposeMaxUnselected)(rng);
+            const int k = static_cast<int>(rest.size()) - u;
+            const Qubits qubits(rest.begin(), rest.begin() + k);
+            SCOPED_TRACE(case_text(seed, n, qubits) + ", fixed mask " + std::to_string(fixed.mask) + " values " +
+                         std::to_string(fixed.values));
+            const TransposePlan plan = make_transpose_plan(n, qubits, fixed);
+            ASSERT_EQ(plan.block_bits, n - m - kTransposeTileBits);
+            std::vector<int> loaded(std::size_t{1} << n, 0), written(std::size_t{1} << k, 0);
+            for (std::uint64_t block = 0; block < (std::uint64_t{1} << plan.block_bits); ++block) {
+                emulate_block(plan, n, qubits, block, &loaded, &written, fixed);
+                if (HasFatalFailure()) return;
+            }
+            for (std::size_t i = 0; i < loaded.size(); ++i) {
+                ASSERT_EQ(loaded[i], (i & fixed.mask) == fixed.values ? 1 : 0) << "amplitude " << i << " load count";
+            }
+            for (std::size_t b = 0; b < written.size(); ++b) ASSERT_EQ(written[b], 1) << "bin " << b << " write count";
         }
     }
 }

@@ -61,10 +61,13 @@ struct Condition {
 // out of range, repeated, or also in `qubits`; a value other than 0 or 1; a
 // different number of values and qubits.
 //
-// GPU (cuda/marginal_conditional.cu): reads only the 2^(n-m) amplitudes that
-// satisfy the condition (m condition qubits), adding in a fixed order with no
-// floating-point atomics (bitwise repeatable). A condition on low qubits
-// (0..4) leaves gaps in what a warp reads and costs coalescing.
+// GPU (cuda/marginal_conditional.cu): the BinStationary engine over only the
+// 2^(n-m) amplitudes that satisfy the condition (m condition qubits), planned
+// as a state of n - m qubits of its own: it adds in a fixed order with no
+// floating-point atomics (bitwise repeatable). Memory delivers 64-byte
+// pieces (4 double or 8 float amplitudes), so a condition on qubits 0, 1
+// (and, for a float state, 2) does not shrink what is read: those
+// amplitudes share pieces with the ones it drops.
 template <class Real>
 std::vector<double> conditional_marginal_probabilities(const StateVector<Real>& state, const Qubits& qubits,
                                                        const Condition& condition);
