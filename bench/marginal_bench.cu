@@ -22,7 +22,8 @@
 // single-qubit marginals in one call against one plain marginal, and
 // "conditional/.../k:K/condition:high|middle|low" a conditional marginal given
 // two qubits (GB/s of the quarter of the state it reads, and of the 64-byte
-// pieces that hold it); both checked first.
+// pieces that hold it), and "outcome/.../of:high|middle|low" the probability
+// of one outcome of those two qubits; all checked first.
 //
 // k close to n: "near_n/.../k:K/LAYOUT/PATH" for k = n .. n-4 (low,
 // scattered, descending, random), BinStationary and its streaming and
@@ -517,22 +518,32 @@ const char* to_string(ConditionAt at) {
     return "?";
 }
 
+// The two condition qubits of `at`, next to k listed qubits (0..k-1, or
+// 2..k+1 for Low).
+Qubits condition_qubits_at(ConditionAt at, int n, int k) {
+    const int middle = (n + k) / 2;  // k + 2 < n: middle - 1 >= k
+    return at == ConditionAt::High ? Qubits{n - 1, n - 2} : at == ConditionAt::Middle ? Qubits{middle, middle - 1}
+                                                                                     : Qubits{0, 1};
+}
+
+// The share of the state's 64-byte pieces that hold an amplitude whose
+// `fixed` qubits hold given values: qubits below piece_bits share a piece,
+// so a condition on them leaves the piece to be read whole.
+template <class Real>
+double touched_fraction(const Qubits& fixed) {
+    const int piece_bits = std::is_same<Real, float>::value ? 3 : 2;
+    int piece_conditions = 0;
+    for (int q : fixed) piece_conditions += q >= piece_bits ? 1 : 0;
+    return 1.0 / static_cast<double>(1 << piece_conditions);
+}
+
 template <class Real>
 void conditional_cell(benchmark::State& st, int n, int k, ConditionAt at) {
     auto& ws = Workspace<Real>::get();
     Qubits qubits(k);
     for (int j = 0; j < k; ++j) qubits[j] = at == ConditionAt::Low ? j + 2 : j;
-    const int middle = (n + k) / 2;  // k + 2 < n: middle - 1 >= k
-    const Qubits condition_qubits = at == ConditionAt::High     ? Qubits{n - 1, n - 2}
-                                    : at == ConditionAt::Middle ? Qubits{middle, middle - 1}
-                                                                : Qubits{0, 1};
+    const Qubits condition_qubits = condition_qubits_at(at, n, k);
     const qmarg::Condition condition{condition_qubits, {1, 0}};
-    // Qubits below this share a 64-byte piece: a condition on them leaves
-    // the piece to be read whole.
-    const int piece_bits = std::is_same<Real, float>::value ? 3 : 2;
-    int piece_conditions = 0;
-    for (int q : condition_qubits) piece_conditions += q >= piece_bits ? 1 : 0;
-    const double touched_fraction = 1.0 / static_cast<double>(1 << piece_conditions);
     const std::string label = "n=" + std::to_string(n) + " k=" + std::to_string(k) + " qubits " + to_text(qubits) +
                               " given " + to_text(condition.qubits) + " = {1,0}";
     double median_ms = 0;
@@ -564,12 +575,55 @@ void conditional_cell(benchmark::State& st, int n, int k, ConditionAt at) {
         times = filled_times([&] { run_once(ws.state(next++)); }, g_options.runs);
         median_ms = qmarg::bench::median(times);
         set_bandwidth_counters(st, median_ms, roofline_ms / 4, ws.state().bytes() / 4);
-        st.counters["roofline_ratio_touched"] = roofline_ms * touched_fraction / median_ms;
+        st.counters["roofline_ratio_touched"] = roofline_ms * touched_fraction<Real>(condition_qubits) / median_ms;
     } catch (const std::exception& e) {
         ++g_failed_cells;
         st.SkipWithError(e.what());
     }
     finish_cell(st, n, k, median_ms, times, label + ", checked against BinStationary");
+}
+
+// The probability of outcome 1 of two qubits (the first 1, the second 0),
+// at the positions of conditional_cell's condition for k = 0: the same
+// quarter of the state, the same counters. Each call returns its value to
+// the host, and the time includes that copy. Checked first against bin 1 of
+// the BinStationary marginal of the two qubits.
+template <class Real>
+void outcome_cell(benchmark::State& st, int n, ConditionAt at) {
+    auto& ws = Workspace<Real>::get();
+    const Qubits qubits = condition_qubits_at(at, n, 0);
+    const std::string label = "n=" + std::to_string(n) + " outcome 1 of qubits " + to_text(qubits);
+    double median_ms = 0;
+    std::vector<double> times;
+    try {
+        ws.prepare(n);
+        const double roofline_ms = ws.roofline_ms();
+        double result = 0;
+        const auto run_once = [&](const StateVector<Real>& state) {
+            result = qmarg::gpu::outcome_probability(state.data(), n, qubits, 1);
+        };
+        run_once(ws.state());
+        const std::vector<double> full =
+            qmarg::marginal_probabilities(ws.state(), qubits, MarginalOptions{MarginalStrategy::BinStationary});
+        const std::string mismatch =
+            qmarg::compare_marginals({result}, {full[1]}, std::is_same<Real, float>::value ? 1e-5 : 1e-9);
+        if (!mismatch.empty()) {
+            ++g_wrong_answers;
+            const std::string message = "WRONG ANSWER from the outcome probability (" + label + "): " + mismatch;
+            std::fprintf(stderr, "%s\n", message.c_str());
+            st.SkipWithError(message.c_str());
+            return;
+        }
+        std::size_t next = 0;
+        times = filled_times([&] { run_once(ws.state(next++)); }, g_options.runs);
+        median_ms = qmarg::bench::median(times);
+        set_bandwidth_counters(st, median_ms, roofline_ms / 4, ws.state().bytes() / 4);
+        st.counters["roofline_ratio_touched"] = roofline_ms * touched_fraction<Real>(qubits) / median_ms;
+    } catch (const std::exception& e) {
+        ++g_failed_cells;
+        st.SkipWithError(e.what());
+    }
+    finish_cell(st, n, 2, median_ms, times, label + ", checked against BinStationary");
 }
 
 // k close to n ("near_n/.../k:K/LAYOUT/PATH"): the output, 8 x 2^k bytes, is
@@ -693,6 +747,13 @@ void register_benchmarks(const std::vector<int>& ns) {
             ->UseManualTime()
             ->Iterations(1)
             ->Unit(benchmark::kMillisecond);
+        for (ConditionAt at : {ConditionAt::High, ConditionAt::Middle, ConditionAt::Low}) {
+            benchmark::RegisterBenchmark(("outcome" + prefix + "/of:" + to_string(at)).c_str(),
+                                         [=](benchmark::State& st) { outcome_cell<Real>(st, n, at); })
+                ->UseManualTime()
+                ->Iterations(1)
+                ->Unit(benchmark::kMillisecond);
+        }
         for (int k : {1, 5, 10}) {
             if (k + 2 >= n) continue;
             for (ConditionAt at : {ConditionAt::High, ConditionAt::Middle, ConditionAt::Low}) {
