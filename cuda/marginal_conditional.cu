@@ -6,9 +6,8 @@
 // amplitudes (conditional_marginal_bin_stationary, marginal_fixed_bits.hpp):
 // the same kernels, plans and rules as a plain marginal of an (n - m)-qubit
 // state, with the plan's index images spread over the free positions. So it
-// reads at the engine's rate wherever the condition leaves whole 32-byte
-// sectors to read, adds in a fixed order with no floating-point atomics, and
-// repeats bitwise. Both paths load amplitude pairs (index bit 0 varies within
+// reads at the engine's rate, adds in a fixed order with no floating-point
+// atomics, and repeats bitwise. Both paths load amplitude pairs (index bit 0 varies within
 // a load), so a condition on qubit 0 is a listed qubit instead: the engine
 // writes the bins of both its values and the call keeps one half.
 //
