@@ -537,36 +537,27 @@ double touched_fraction(const Qubits& fixed) {
     return 1.0 / static_cast<double>(1 << piece_conditions);
 }
 
-template <class Real>
-void conditional_cell(benchmark::State& st, int n, int k, ConditionAt at) {
+// A cell that reads the quarter of the state left by two fixed qubits
+// (conditional_cell, outcome_cell): one call first, whose answer check()
+// compares (a mismatch, empty where it is right), then the timed runs, with
+// "roofline_ratio" on the quarter's bytes and "roofline_ratio_touched" on
+// the 64-byte pieces that hold an amplitude `fixed` lets through.
+// `out_bins`: what the call writes to ws.out() (0: nothing).
+template <class Real, class Run, class Check>
+void quarter_read_cell(benchmark::State& st, int n, int k, const Qubits& fixed, std::size_t out_bins,
+                       const std::string& what, const std::string& label, Run run_once, Check check) {
     auto& ws = Workspace<Real>::get();
-    Qubits qubits(k);
-    for (int j = 0; j < k; ++j) qubits[j] = at == ConditionAt::Low ? j + 2 : j;
-    const Qubits condition_qubits = condition_qubits_at(at, n, k);
-    const qmarg::Condition condition{condition_qubits, {1, 0}};
-    const std::string label = "n=" + std::to_string(n) + " k=" + std::to_string(k) + " qubits " + to_text(qubits) +
-                              " given " + to_text(condition.qubits) + " = {1,0}";
     double median_ms = 0;
     std::vector<double> times;
     try {
         ws.prepare(n);
         const double roofline_ms = ws.roofline_ms();
-        ws.out().resize(std::size_t{1} << k);
-        const auto run_once = [&](const StateVector<Real>& state) {
-            qmarg::gpu::conditional_marginal_probabilities(state.data(), n, qubits, condition.qubits,
-                                                           condition.values, ws.out().data());
-        };
+        if (out_bins != 0) ws.out().resize(out_bins);
         run_once(ws.state());
-        const std::vector<double> result = ws.out().to_host();
-        Qubits joint = qubits;
-        joint.insert(joint.end(), condition.qubits.begin(), condition.qubits.end());
-        const std::vector<double> full =
-            qmarg::marginal_probabilities(ws.state(), joint, MarginalOptions{MarginalStrategy::BinStationary});
-        const std::vector<double> want(full.begin() + (std::size_t{1} << k), full.begin() + (std::size_t{2} << k));
-        const std::string mismatch = qmarg::compare_marginals(result, want, std::is_same<Real, float>::value ? 1e-5 : 1e-9);
+        const std::string mismatch = check();
         if (!mismatch.empty()) {
             ++g_wrong_answers;
-            const std::string message = "WRONG ANSWER from the conditional marginal (" + label + "): " + mismatch;
+            const std::string message = "WRONG ANSWER from " + what + " (" + label + "): " + mismatch;
             std::fprintf(stderr, "%s\n", message.c_str());
             st.SkipWithError(message.c_str());
             return;
@@ -575,12 +566,37 @@ void conditional_cell(benchmark::State& st, int n, int k, ConditionAt at) {
         times = filled_times([&] { run_once(ws.state(next++)); }, g_options.runs);
         median_ms = qmarg::bench::median(times);
         set_bandwidth_counters(st, median_ms, roofline_ms / 4, ws.state().bytes() / 4);
-        st.counters["roofline_ratio_touched"] = roofline_ms * touched_fraction<Real>(condition_qubits) / median_ms;
+        st.counters["roofline_ratio_touched"] = roofline_ms * touched_fraction<Real>(fixed) / median_ms;
     } catch (const std::exception& e) {
         ++g_failed_cells;
         st.SkipWithError(e.what());
     }
     finish_cell(st, n, k, median_ms, times, label + ", checked against BinStationary");
+}
+
+template <class Real>
+void conditional_cell(benchmark::State& st, int n, int k, ConditionAt at) {
+    auto& ws = Workspace<Real>::get();
+    Qubits qubits(k);
+    for (int j = 0; j < k; ++j) qubits[j] = at == ConditionAt::Low ? j + 2 : j;
+    const qmarg::Condition condition{condition_qubits_at(at, n, k), {1, 0}};
+    const std::string label = "n=" + std::to_string(n) + " k=" + std::to_string(k) + " qubits " + to_text(qubits) +
+                              " given " + to_text(condition.qubits) + " = {1,0}";
+    const auto run_once = [&](const StateVector<Real>& state) {
+        qmarg::gpu::conditional_marginal_probabilities(state.data(), n, qubits, condition.qubits, condition.values,
+                                                       ws.out().data());
+    };
+    const auto check = [&] {
+        const std::vector<double> result = ws.out().to_host();
+        Qubits joint = qubits;
+        joint.insert(joint.end(), condition.qubits.begin(), condition.qubits.end());
+        const std::vector<double> full =
+            qmarg::marginal_probabilities(ws.state(), joint, MarginalOptions{MarginalStrategy::BinStationary});
+        const std::vector<double> want(full.begin() + (std::size_t{1} << k), full.begin() + (std::size_t{2} << k));
+        return qmarg::compare_marginals(result, want, std::is_same<Real, float>::value ? 1e-5 : 1e-9);
+    };
+    quarter_read_cell<Real>(st, n, k, condition.qubits, std::size_t{1} << k, "the conditional marginal", label,
+                            run_once, check);
 }
 
 // The probability of outcome 1 of two qubits (the first 1, the second 0),
@@ -593,37 +609,16 @@ void outcome_cell(benchmark::State& st, int n, ConditionAt at) {
     auto& ws = Workspace<Real>::get();
     const Qubits qubits = condition_qubits_at(at, n, 0);
     const std::string label = "n=" + std::to_string(n) + " outcome 1 of qubits " + to_text(qubits);
-    double median_ms = 0;
-    std::vector<double> times;
-    try {
-        ws.prepare(n);
-        const double roofline_ms = ws.roofline_ms();
-        double result = 0;
-        const auto run_once = [&](const StateVector<Real>& state) {
-            result = qmarg::gpu::outcome_probability(state.data(), n, qubits, 1);
-        };
-        run_once(ws.state());
+    double result = 0;
+    const auto run_once = [&](const StateVector<Real>& state) {
+        result = qmarg::gpu::outcome_probability(state.data(), n, qubits, 1);
+    };
+    const auto check = [&] {
         const std::vector<double> full =
             qmarg::marginal_probabilities(ws.state(), qubits, MarginalOptions{MarginalStrategy::BinStationary});
-        const std::string mismatch =
-            qmarg::compare_marginals({result}, {full[1]}, std::is_same<Real, float>::value ? 1e-5 : 1e-9);
-        if (!mismatch.empty()) {
-            ++g_wrong_answers;
-            const std::string message = "WRONG ANSWER from the outcome probability (" + label + "): " + mismatch;
-            std::fprintf(stderr, "%s\n", message.c_str());
-            st.SkipWithError(message.c_str());
-            return;
-        }
-        std::size_t next = 0;
-        times = filled_times([&] { run_once(ws.state(next++)); }, g_options.runs);
-        median_ms = qmarg::bench::median(times);
-        set_bandwidth_counters(st, median_ms, roofline_ms / 4, ws.state().bytes() / 4);
-        st.counters["roofline_ratio_touched"] = roofline_ms * touched_fraction<Real>(qubits) / median_ms;
-    } catch (const std::exception& e) {
-        ++g_failed_cells;
-        st.SkipWithError(e.what());
-    }
-    finish_cell(st, n, 2, median_ms, times, label + ", checked against BinStationary");
+        return qmarg::compare_marginals({result}, {full[1]}, std::is_same<Real, float>::value ? 1e-5 : 1e-9);
+    };
+    quarter_read_cell<Real>(st, n, 2, qubits, 0, "the outcome probability", label, run_once, check);
 }
 
 // k close to n ("near_n/.../k:K/LAYOUT/PATH"): the output, 8 x 2^k bytes, is

@@ -32,10 +32,10 @@ struct FixedBits {
     std::uint64_t values = 0;  // their values (bits of mask only)
 
     // The compact state's number of qubits.
-    int compact_qubits(int num_qubits) const { return num_qubits - popcount(mask); }
+    int compact_qubits(int num_qubits) const { return num_qubits - __builtin_popcountll(mask); }
     // A full-index position outside mask as a compact one.
     int compact_position(int qubit) const {
-        return qubit - popcount(mask & ((std::uint64_t{1} << qubit) - 1));
+        return qubit - __builtin_popcountll(mask & ((std::uint64_t{1} << qubit) - 1));
     }
     Qubits compact(const Qubits& qubits) const {
         Qubits out;
@@ -45,12 +45,6 @@ struct FixedBits {
     }
     // A compact index image (a bit, a mask, an offset) on the full index.
     std::uint64_t spread(std::uint64_t compact_image) const { return deposit_bits(compact_image, ~mask); }
-
-    static int popcount(std::uint64_t bits) {
-        int count = 0;
-        for (; bits != 0; bits &= bits - 1) ++count;
-        return count;
-    }
 };
 
 // Throws qmarg::Error unless `fixed` is one BinStationary can run: bit 0
