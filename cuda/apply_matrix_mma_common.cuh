@@ -668,7 +668,14 @@ constexpr bool dmma_by_product() {
 // to 7 registers fewer, no spills). Correct, racecheck clean, and slower
 // (n = 30 double, 28 float, four layouts, two runs each, alternating, time
 // against the DADDs here): double k = 9 0.99 to 1.01, k = 10 1.01 to 1.03,
-// float k = 9 1.00 to 1.04, k = 10 1.04 to 1.05.
+// float k = 9 1.00 to 1.04, k = 10 1.04 to 1.05. Nor did the matrix's
+// sums pay as a third plane of the stage images (Re M + Im M formed once by
+// make_matrix_images_kernel; the one shape with room for it is double k =
+// 7, 24 KiB more shared memory): 4 DADDs fewer and 2 more 16-byte fragment
+// loads per warp and 8 rows, the matrix stream half as many bytes again;
+// 218 registers (220), no spills, and 1.04 to 1.08 times the time (n = 30,
+// four layouts, two runs each, in ABBA order; k = 6 level as a control).
+// At k = 6 it spilled 24 (double) and 32 to 80 bytes (float).
 //
 // Accuracy: the real part is the direct form's. The imaginary part's error is
 // bounded by a few units in the last place of (|Mr| + |Mi|)(|Xr| + |Xi|)
