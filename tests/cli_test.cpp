@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "qmarg/device.hpp"
 #include "cli_support.hpp"
@@ -135,6 +136,87 @@ TEST(Cli, ShotsWithASeedAreReproducible) {
     EXPECT_NE(unseeded.err.find("sampling with seed "), std::string::npos) << unseeded.err;
 }
 
+// --given: the reported qubits' distribution conditional on the given values,
+// P(outcome | given) = P(outcome and given) / P(given), checked against the
+// joint marginal of the reported and the given qubits.
+TEST(Cli, GivenPrintsTheDistributionConditionalOnIt) {
+    const Result grover = qmarg_cli("run " + example("grover.qasm") + " --device cpu --given q[0]=1");
+    ASSERT_EQ(grover.exit_code, 0) << grover.err;
+    std::istringstream lines(grover.out);
+    std::string line;
+    std::getline(lines, line);
+    EXPECT_EQ(line, "# bits, left to right: c[2]=q[2] c[1]=q[1]");  // the given qubit leaves the measured ones
+    std::getline(lines, line);
+    EXPECT_EQ(line, "# given: q[0]=1 (probability 0.96875)");
+    std::getline(lines, line);
+    EXPECT_EQ(line, "outcome  probability");
+    std::getline(lines, line);
+    EXPECT_EQ(line.substr(0, 9), "10       ");
+    EXPECT_NEAR(std::stod(line.substr(9)), 121.0 / 124, 1e-9);  // the table prints 10 digits
+    EXPECT_NE(grover.err.find("qmarg: given q[0]=1 (probability 0.96875); the probabilities are conditional on it"),
+              std::string::npos)
+        << grover.err;
+
+    // random_circuit.qasm measures q[4], q[1], q[5]; condition on q[0] and q[3].
+    const std::string circuit =
+        "run " + example("random_circuit.qasm") + " --device cpu --format json --threshold 0 -q";
+    const Result joint = qmarg_cli(circuit + " --qubits 4,1,5,0,3");
+    const Result given = qmarg_cli(circuit + " --given q[0]=1,3=0");
+    ASSERT_EQ(joint.exit_code, 0) << joint.err;
+    ASSERT_EQ(given.exit_code, 0) << given.err;
+    const auto j = nlohmann::json::parse(joint.out);
+    const auto g = nlohmann::json::parse(given.out);
+    EXPECT_EQ(g["qubits"], nlohmann::json({4, 1, 5}));
+    EXPECT_EQ(g["clbit_names"], nlohmann::json({"c[0]", "c[1]", "c[2]"}));
+    EXPECT_EQ(g["given"], nlohmann::json::parse(R"([{"qubit": 0, "name": "q[0]", "value": 1},
+                                                    {"qubit": 3, "name": "q[3]", "value": 0}])"));
+    // Joint outcomes read q[3] q[0] q[5] q[1] q[4] from the left.
+    std::map<std::string, double> matching;
+    double p_given = 0;
+    for (const auto& row : j["probabilities"]) {
+        const std::string outcome = row["outcome"];
+        if (outcome.substr(0, 2) != "01") continue;
+        matching[outcome.substr(2)] = row["probability"];
+        p_given += row["probability"].get<double>();
+    }
+    ASSERT_EQ(matching.size(), 8u);
+    ASSERT_GT(p_given, 0.01);  // a condition that does not hold almost never
+    EXPECT_NEAR(g["given_probability"].get<double>(), p_given, 1e-12);
+    ASSERT_EQ(g["probabilities"].size(), 8u);
+    double total = 0;
+    for (const auto& row : g["probabilities"]) {
+        EXPECT_NEAR(row["probability"].get<double>(), matching[row["outcome"]] / p_given, 1e-12) << row;
+        total += row["probability"].get<double>();
+    }
+    EXPECT_NEAR(total, 1.0, 1e-12);
+
+    // Samples come from the conditional distribution: GHZ given q[0]=1 is 1111.
+    const Result shots = qmarg_cli("run " + example("ghz.qasm") + " --device cpu --format csv --shots 100 --seed 5 "
+                                   "--given 0=1 -q");
+    ASSERT_EQ(shots.exit_code, 0) << shots.err;
+    EXPECT_EQ(shots.out, "outcome,count\n1111,100\n");
+}
+
+TEST(Cli, GivenErrorsNameTheEntry) {
+    const std::string ghz = "run " + example("ghz.qasm") + " --device cpu -q --given ";
+    const std::pair<const char*, const char*> cases[] = {
+        {"0", "--given: '0' is not QUBIT=VALUE, like q[2]=1 or 2=1"},
+        {"q[0]=2", "--given: q[0] is given the value '2'; a qubit holds 0 or 1"},
+        {"q[0]=1,0=0", "--given: qubit q[0] is given twice"},
+        {"9=1", "--given: qubit 9 is out of range for a 5-qubit circuit (valid qubits are 0..4)"},
+        {"r[0]=1", "--given: the circuit has no qreg named 'r'"},
+        {"q[0]=1 --qubits 1,0", "--given: qubit q[0] is also listed in --qubits; a qubit is either reported or given"},
+        {"0=1,1=1,2=1,3=1,4=1", "--given: every qubit the run would report is given; name others with --qubits"},
+        {"0=1,1=0", "--given: q[0]=1 q[1]=0 has probability 0 in the final state; there is nothing to condition on"},
+    };
+    for (const auto& [args, message] : cases) {
+        const Result r = qmarg_cli(ghz + args);
+        EXPECT_EQ(r.exit_code, 1) << args;
+        EXPECT_EQ(r.err, std::string("qmarg: error: ") + message + "\n") << args;
+        EXPECT_TRUE(r.out.empty()) << args;
+    }
+}
+
 TEST(Cli, ReadsStandardInputAndReportsAllQubitsWhenNothingIsMeasured) {
     const Result r = qmarg_cli("run - --device cpu --format csv -q",
                                "OPENQASM 2.0;\ninclude \"qelib1.inc\";\nqreg a[1];\nqreg b[2];\nx b[1];\n");
@@ -219,6 +301,21 @@ TEST(Cli, GpuRunMatchesCpuRun) {
         for (const auto& row : c["probabilities"]) cpu_p[row["outcome"]] = row["probability"];
         for (const auto& row : g["probabilities"]) {
             EXPECT_NEAR(row["probability"].get<double>(), cpu_p[row["outcome"]], 1e-5) << precision << " " << row;
+        }
+        // Conditional: the engine over the matching amplitudes only.
+        const Result gpu_given = qmarg_cli(args + " --device gpu --given q[0]=1,q[2]=0");
+        const Result cpu_given = qmarg_cli(args + " --device cpu --given q[0]=1,q[2]=0");
+        ASSERT_EQ(gpu_given.exit_code, 0) << gpu_given.err;
+        ASSERT_EQ(cpu_given.exit_code, 0) << cpu_given.err;
+        const auto gg = nlohmann::json::parse(gpu_given.out);
+        const auto cg = nlohmann::json::parse(cpu_given.out);
+        EXPECT_NEAR(gg["given_probability"].get<double>(), cg["given_probability"].get<double>(), 1e-5) << precision;
+        ASSERT_EQ(gg["probabilities"].size(), 8u);
+        ASSERT_EQ(cg["probabilities"].size(), 8u);
+        std::map<std::string, double> cpu_given_p;
+        for (const auto& row : cg["probabilities"]) cpu_given_p[row["outcome"]] = row["probability"];
+        for (const auto& row : gg["probabilities"]) {
+            EXPECT_NEAR(row["probability"].get<double>(), cpu_given_p[row["outcome"]], 1e-5) << precision << " " << row;
         }
     }
 }

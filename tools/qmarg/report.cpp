@@ -51,6 +51,14 @@ std::string bitstring(std::uint64_t index, std::size_t bits) {
     return text;
 }
 
+std::string given_text(const Report& report) {
+    std::string text;
+    for (std::size_t j = 0; j < report.given_qubits.size(); ++j) {
+        text += (j ? " " : "") + report.given_names[j] + "=" + std::to_string(report.given_values[j]);
+    }
+    return text;
+}
+
 void select_probabilities(const std::vector<double>& probabilities, double threshold, std::size_t top,
                           Report& report) {
     std::vector<Outcome> kept;
@@ -82,6 +90,9 @@ void print_table(const Report& report, std::FILE* out) {
                                                    : report.clbit_names[j] + "=" + report.qubit_names[j]);
     }
     std::fprintf(out, "%s\n", order.c_str());
+    if (!report.given_qubits.empty()) {
+        std::fprintf(out, "# given: %s (probability %.10g)\n", given_text(report).c_str(), report.given_probability);
+    }
     const int width = static_cast<int>(std::max<std::size_t>(k, 7));
     std::fprintf(out, "%-*s  %s\n", width, "outcome", report.sampled ? "count" : "probability");
     for (const Outcome& o : report.outcomes) {
@@ -116,6 +127,16 @@ void print_json(const Report& report, std::FILE* out) {
     j["qubits"] = report.qubits;
     j["qubit_names"] = report.qubit_names;
     if (!report.clbit_names.empty()) j["clbit_names"] = report.clbit_names;
+    if (!report.given_qubits.empty()) {
+        ordered_json given = ordered_json::array();
+        for (std::size_t g = 0; g < report.given_qubits.size(); ++g) {
+            given.push_back({{"qubit", report.given_qubits[g]},
+                             {"name", report.given_names[g]},
+                             {"value", report.given_values[g]}});
+        }
+        j["given"] = std::move(given);
+        j["given_probability"] = report.given_probability;
+    }
     ordered_json rows = ordered_json::array();
     for (const Outcome& o : report.outcomes) {
         ordered_json row;

@@ -29,6 +29,13 @@ struct Report {
     qmarg::Qubits qubits;   // qubits[j] is bit j of every outcome
     std::vector<std::string> qubit_names;
     std::vector<std::string> clbit_names;  // for measured qubits: the bit each one is stored in
+    // --given: qubit given_qubits[j] (named given_names[j]) holds
+    // given_values[j], with probability given_probability in the final state;
+    // outcomes are then conditional on it.
+    qmarg::Qubits given_qubits;
+    std::vector<std::string> given_names;
+    std::vector<int> given_values;
+    double given_probability = 1;
     bool sampled = false;
     std::uint64_t shots = 0;
     std::uint64_t seed = 0;
@@ -45,6 +52,8 @@ void select_probabilities(const std::vector<double>& probabilities, double thres
 void select_counts(const std::map<std::uint64_t, std::uint64_t>& counts, std::size_t top, Report& report);
 
 std::string bitstring(std::uint64_t index, std::size_t bits);
+// The --given condition as "q[2]=1 q[4]=0".
+std::string given_text(const Report& report);
 
 void print_table(const Report& report, std::FILE* out);
 void print_json(const Report& report, std::FILE* out);

@@ -1,11 +1,13 @@
 // qmarg run: read an OpenQASM 2.0 circuit, simulate it on the GPU or the CPU,
 // and print the marginal distribution of the measured qubits (or of --qubits),
-// or sampled counts with --shots. Gates are fused first (--fuse, default
+// or sampled counts with --shots; with --given, the distribution conditional
+// on other qubits holding given values. Gates are fused first (--fuse, default
 // qmarg::kDefaultFusedQubitsGpu or Cpu for the device that runs them): fewer,
 // wider gates mean fewer passes over the state.
 //
 // stdout carries only the result (so it can be piped); what was chosen, how
 // long it took and progress on long circuits go to stderr.
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cmath>
@@ -33,6 +35,7 @@ struct RunOptions {
     std::string device = "auto";
     std::string precision = "double";
     std::vector<std::string> qubits;
+    std::vector<std::string> given;
     std::string format = "table";
     std::size_t top = 0;
     double threshold = 1e-10;
@@ -56,8 +59,8 @@ qmarg::Circuit read_circuit(const std::string& path) {
     return qmarg::parse_qasm(text, "<stdin>");
 }
 
-// One --qubits entry: a qubit index ("3") or a register element ("q[3]").
-int parse_qubit(const std::string& text, const qmarg::Circuit& circuit) {
+// A qubit named in option `option`: an index ("3") or a register element ("q[3]").
+int parse_qubit(const std::string& text, const qmarg::Circuit& circuit, const std::string& option) {
     const auto bracket = text.find('[');
     if (bracket == std::string::npos) {
         std::size_t used = 0;
@@ -68,10 +71,10 @@ int parse_qubit(const std::string& text, const qmarg::Circuit& circuit) {
             used = 0;
         }
         if (used != text.size() || text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) {
-            throw qmarg::Error("--qubits: '" + text + "' is neither a qubit index nor a register element like q[3]");
+            throw qmarg::Error(option + ": '" + text + "' is neither a qubit index nor a register element like q[3]");
         }
         if (value >= circuit.num_qubits) {
-            throw qmarg::Error("--qubits: qubit " + text + " is out of range for a " +
+            throw qmarg::Error(option + ": qubit " + text + " is out of range for a " +
                                std::to_string(circuit.num_qubits) + "-qubit circuit (valid qubits are 0.." +
                                std::to_string(circuit.num_qubits - 1) + ")");
         }
@@ -89,35 +92,101 @@ int parse_qubit(const std::string& text, const qmarg::Circuit& circuit) {
             used = 0;
         }
         if (used == 0 || inner.substr(used) != "]" || !std::isdigit(static_cast<unsigned char>(inner[0]))) {
-            throw qmarg::Error("--qubits: '" + text + "' is not a register element like " + name + "[0]");
+            throw qmarg::Error(option + ": '" + text + "' is not a register element like " + name + "[0]");
         }
         if (index >= r.size) {
-            throw qmarg::Error("--qubits: index " + std::to_string(index) + " is out of range for qreg " + name +
+            throw qmarg::Error(option + ": index " + std::to_string(index) + " is out of range for qreg " + name +
                                "[" + std::to_string(r.size) + "]");
         }
         return r.offset + static_cast<int>(index);
     }
-    throw qmarg::Error("--qubits: the circuit has no qreg named '" + name + "'");
+    throw qmarg::Error(option + ": the circuit has no qreg named '" + name + "'");
+}
+
+// The --given entries QUBIT=VALUE, into report.given_*.
+void choose_given(const RunOptions& options, const qmarg::Circuit& circuit, Report& report) {
+    for (const std::string& entry : options.given) {
+        const auto equals = entry.find('=');
+        if (equals == std::string::npos) {
+            throw qmarg::Error("--given: '" + entry + "' is not QUBIT=VALUE, like q[2]=1 or 2=1");
+        }
+        const int qubit = parse_qubit(entry.substr(0, equals), circuit, "--given");
+        const std::string value = entry.substr(equals + 1);
+        if (value != "0" && value != "1") {
+            throw qmarg::Error("--given: " + circuit.qubit_name(qubit) + " is given the value '" + value +
+                               "'; a qubit holds 0 or 1");
+        }
+        for (int earlier : report.given_qubits) {
+            if (earlier == qubit) throw qmarg::Error("--given: qubit " + circuit.qubit_name(qubit) + " is given twice");
+        }
+        report.given_qubits.push_back(qubit);
+        report.given_names.push_back(circuit.qubit_name(qubit));
+        report.given_values.push_back(value == "1" ? 1 : 0);
+    }
+}
+
+bool is_given(const Report& report, int qubit) {
+    return std::find(report.given_qubits.begin(), report.given_qubits.end(), qubit) != report.given_qubits.end();
 }
 
 // The qubits to report (bit j of an outcome is qubits[j]) and, for measured
-// qubits, the classical bit each one is stored in.
+// qubits, the classical bit each one is stored in. Given qubits (chosen
+// first) leave the default lists; listing one in --qubits is an error.
 void choose_qubits(const RunOptions& options, const qmarg::Circuit& circuit, Report& report) {
     if (!options.qubits.empty()) {
         for (const std::string& q : options.qubits) {
-            const int qubit = parse_qubit(q, circuit);
+            const int qubit = parse_qubit(q, circuit, "--qubits");
             for (int earlier : report.qubits) {
                 if (earlier == qubit) throw qmarg::Error("--qubits: qubit " + circuit.qubit_name(qubit) + " is listed twice");
+            }
+            if (is_given(report, qubit)) {
+                throw qmarg::Error("--given: qubit " + circuit.qubit_name(qubit) +
+                                   " is also listed in --qubits; a qubit is either reported or given");
             }
             report.qubits.push_back(qubit);
         }
     } else if (!circuit.measurements.empty()) {
-        report.qubits = circuit.measured_qubits();
-        for (const qmarg::Measurement& m : circuit.measurements) report.clbit_names.push_back(circuit.clbit_name(m.bit));
+        for (const qmarg::Measurement& m : circuit.measurements) {
+            if (is_given(report, m.qubit)) continue;
+            report.qubits.push_back(m.qubit);
+            report.clbit_names.push_back(circuit.clbit_name(m.bit));
+        }
     } else {
-        for (int q = 0; q < circuit.num_qubits; ++q) report.qubits.push_back(q);
+        for (int q = 0; q < circuit.num_qubits; ++q) {
+            if (!is_given(report, q)) report.qubits.push_back(q);
+        }
+    }
+    if (report.qubits.empty()) {
+        throw qmarg::Error("--given: every qubit the run would report is given; name others with --qubits");
     }
     for (int q : report.qubits) report.qubit_names.push_back(circuit.qubit_name(q));
+}
+
+// The distribution of the reported qubits: their marginal or, with --given,
+// their marginal over the amplitudes that satisfy the condition divided by
+// its probability (recorded in the report).
+template <class Real>
+std::vector<double> reported_distribution(const qmarg::StateVector<Real>& state, Report& report) {
+    // Deterministic, so that a run repeats its printed probabilities and, with
+    // --seed, its sampled counts bit for bit (the default may merge bins with
+    // atomics; a few microseconds against the circuit's run). Conditional
+    // marginals are deterministic always.
+    if (report.given_qubits.empty()) {
+        qmarg::MarginalOptions reproducible;
+        reproducible.deterministic = true;
+        return qmarg::marginal_probabilities(state, report.qubits, reproducible);
+    }
+    const qmarg::Condition condition{report.given_qubits, report.given_values};
+    std::vector<double> probabilities = qmarg::conditional_marginal_probabilities(state, report.qubits, condition);
+    double total = 0;
+    for (double p : probabilities) total += p;
+    if (!(total > 0)) {
+        throw qmarg::Error("--given: " + given_text(report) +
+                           " has probability 0 in the final state; there is nothing to condition on");
+    }
+    for (double& p : probabilities) p /= total;
+    report.given_probability = total;
+    return probabilities;
 }
 
 // Fails early, naming the memory, for states no StateVector can hold at all;
@@ -182,16 +251,16 @@ void simulate(const RunOptions& options, const qmarg::Circuit& written, qmarg::D
     qmarg::run(state, circuit, [&progress](std::size_t done, std::size_t total) { progress(done, total); });
     const double run_seconds = seconds_since(start);
     const auto marginal_start = Clock::now();
-    // Deterministic, so that a run repeats its printed probabilities and, with
-    // --seed, its sampled counts bit for bit (the default may merge bins with
-    // atomics; a few microseconds against the circuit's run).
-    qmarg::MarginalOptions reproducible;
-    reproducible.deterministic = true;
-    const std::vector<double> probabilities = qmarg::marginal_probabilities(state, report.qubits, reproducible);
+    const std::vector<double> probabilities = reported_distribution(state, report);
     const double marginal_seconds = seconds_since(marginal_start);
     if (!options.quiet) {
         std::fprintf(stderr, "qmarg: %zu operations in %.3f s, marginal over %zu qubits in %.3f s\n",
                      circuit.operations.size(), run_seconds, report.qubits.size(), marginal_seconds);
+        if (!report.given_qubits.empty()) {
+            std::fprintf(stderr, "qmarg: given %s (probability %.6g); the %s conditional on it\n",
+                         given_text(report).c_str(), report.given_probability,
+                         options.shots > 0 ? "samples are drawn" : "probabilities are");
+        }
     }
     if (options.shots > 0) {
         report.sampled = true;
@@ -210,6 +279,7 @@ void run(RunOptions options) {
     report.circuit = circuit.source_name;
     report.num_qubits = circuit.num_qubits;
     report.precision = options.precision;
+    choose_given(options, circuit, report);
     choose_qubits(options, circuit, report);
 
     std::string note;
@@ -258,6 +328,10 @@ void add_run_command(CLI::App& app) {
     cmd->add_option("--qubits", options->qubits,
                     "Qubits to report instead of the measured ones, e.g. 0,3,5 or q[0],q[3]; the first listed is "
                     "the rightmost bit")
+        ->delimiter(',');
+    cmd->add_option("--given", options->given,
+                    "Condition on qubits holding values, e.g. q[2]=1,0=0: the distribution printed is the one given "
+                    "them (given qubits leave the default report)")
         ->delimiter(',');
     cmd->add_option("--format", options->format, "Output: table, json or csv")
         ->check(CLI::IsMember({"table", "json", "csv"}))
