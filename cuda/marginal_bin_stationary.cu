@@ -497,9 +497,24 @@ constexpr int kLogMinSplitBlocks = 8;
 // n = 24, k = 10 on the highest or descending qubits 0.87 -> 0.84 (128
 // segments of two parts instead of four), k = 6 there -0.02. 2^10 blocks
 // were worse everywhere.
-enum class Parts { Many, Few };
+// FewInFours: float states of up to 2^24 amplitudes cut a segment that few
+// parts split in two into four instead (2^9 blocks where those plans have
+// 2^8). Measured on an H100 (`qmarg bench marginal`, n = 22..26, k = 10, 14,
+// 16, four layouts, both precisions, three runs each, alternating with the
+// plain few parts; the plans that differ are k = 10 on the highest and on
+// descending qubits, k = 14 scattered and, at n = 26, k = 16 lowest):
+// BinStationary float n = 24, k = 10 highest 0.834 -> 0.863 and descending
+// 0.832 -> 0.864, n = 22 +0.010 and +0.012; the losses float n = 24, k = 14
+// scattered 0.882 -> 0.871 (Auto 0.924 -> 0.915), float n = 26 k = 16 lowest
+// -0.007, and every double cell that changed, -0.009 to -0.018 (n = 26, k =
+// 10 highest 0.990 -> 0.972), so only small float states take it.
+enum class Parts { Many, Few, FewInFours };
 constexpr int kLogFewPartsMaxBlocks = 8;
 constexpr int kFewPartsMaxQubits = 26;
+constexpr int kFewInFoursMaxQubits = 24;
+Parts few_parts_for(int num_qubits, bool single_precision) {
+    return single_precision && num_qubits <= kFewInFoursMaxQubits ? Parts::FewInFours : Parts::Few;
+}
 
 struct Launch {
     Plan plan;
@@ -731,7 +746,7 @@ Launch make_plan(int n, const Qubits& qubits, Parts parts) {
     }
 
     const int task_bits = n - kIdentityBits;  // = inner_bits + outer_bits
-    const bool few_parts = parts == Parts::Few && n <= kFewPartsMaxQubits;
+    const bool few_parts = parts != Parts::Many && n <= kFewPartsMaxQubits;
     const int log_tau = std::max(kLogMinTasks, task_bits - kLogTargetBlocks);
     if (inner_bits >= log_tau) {
         // Long segments: cut each into P parts of about tau tasks. The partial
@@ -742,9 +757,12 @@ Launch make_plan(int n, const Qubits& qubits, Parts parts) {
         plan.log_parts = std::min(inner_bits - log_tau,
                                   std::max({0, n - k - kLogPartialShare, kLogMinSplitBlocks - plan.outer_bits}));
         if (few_parts) {
-            // Longer parts, for 2^kLogFewPartsMaxBlocks blocks in all (never more parts than above).
+            // Longer parts, for 2^kLogFewPartsMaxBlocks blocks in all (never more parts than above;
+            // FewInFours: four parts a segment where that leaves two).
             const int log_few_tau = std::max(kLogMinTasks, task_bits - kLogFewPartsMaxBlocks);
-            plan.log_parts = std::min(plan.log_parts, std::max(0, inner_bits - log_few_tau));
+            int log_few_parts = std::max(0, inner_bits - log_few_tau);
+            if (parts == Parts::FewInFours && log_few_parts == 1) log_few_parts = 2;
+            plan.log_parts = std::min(plan.log_parts, log_few_parts);
         }
         plan.log_segments_per_block = 0;
     } else {
@@ -1180,10 +1198,11 @@ Launch with_copies_of_output(Launch launch) {
 }
 MergePlan choose_plan_and_merge(int num_qubits, const Qubits& qubits, bool single_precision, bool atomics_allowed) {
     const int k = static_cast<int>(qubits.size());
-    const Launch few = cached_plan(num_qubits, qubits, Parts::Few);
+    const Parts few_parts = few_parts_for(num_qubits, single_precision);
+    const Launch few = cached_plan(num_qubits, qubits, few_parts);
     // BinStationary's merge, and what a merge of many parts or into copies of
     // the output gives way to where partial_rows_pay.
-    const MergePlan partial_rows{few, Parts::Few, false};
+    const MergePlan partial_rows{few, few_parts, false};
     const auto unless_partial_rows_pay = [&](const MergePlan& chosen) {
         return partial_rows_pay(num_qubits, single_precision) ? partial_rows : chosen;
     };
@@ -1204,9 +1223,9 @@ MergePlan choose_plan_and_merge(int num_qubits, const Qubits& qubits, bool singl
         }
     }
     if (atomics_allowed && copies_of_output_pay(num_qubits, k, few)) {
-        return unless_partial_rows_pay({with_copies_of_output(few), Parts::Few, true});
+        return unless_partial_rows_pay({with_copies_of_output(few), few_parts, true});
     }
-    return {few, Parts::Few, atomics_allowed && atomic_merge_pays(num_qubits, k, few)};
+    return {few, few_parts, atomics_allowed && atomic_merge_pays(num_qubits, k, few)};
 }
 // ... and whether its atomics are gathered per block.
 MergePlan choose_merge(int num_qubits, const Qubits& qubits, bool single_precision, bool atomics_allowed) {

@@ -408,6 +408,30 @@ TYPED_TEST(MarginalStrategiesTest, BinStationaryIsBitwiseRepeatable) {
     }
 }
 
+// The plans whose few parts cut each of 128 segments in two (double) or in
+// four (float states of up to 24 qubits, Parts::FewInFours): k = 10 on the
+// highest qubits, ascending and descending, and k = 14 spread over the
+// range, at n = 22 and 24. Every strategy against the CPU reference, and
+// BinStationary bitwise repeatable.
+TYPED_TEST(MarginalStrategiesTest, SegmentsCutInTwoOrFour) {
+    const GpuLimits limits = GpuLimits::query();
+    const MarginalOptions engine{MarginalStrategy::BinStationary};
+    for (int n : {22, 24}) {
+        StatePair<TypeParam> state(n);
+        Qubits spread(14);
+        for (int j = 0; j < 14; ++j) spread[j] = j * (n - 1) / 13;
+        Qubits highest_descending = ascending(n - 10, 10);
+        std::reverse(highest_descending.begin(), highest_descending.end());
+        for (const Qubits& qubits : {ascending(n - 10, 10), highest_descending, spread}) {
+            check_strategies(state.gpu, state.cpu, state.seed, qubits, limits);
+            const std::vector<double> first = qmarg::marginal_probabilities(state.gpu, qubits, engine);
+            const std::vector<double> again = qmarg::marginal_probabilities(state.gpu, qubits, engine);
+            EXPECT_EQ(0, std::memcmp(first.data(), again.data(), first.size() * sizeof(double)))
+                << case_text(state.seed, n, qubits, MarginalStrategy::BinStationary);
+        }
+    }
+}
+
 }  // namespace
 
 namespace {
