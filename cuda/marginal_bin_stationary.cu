@@ -504,10 +504,11 @@ constexpr int kLogMinSplitBlocks = 8;
 // plain few parts; the plans that differ are k = 10 on the highest and on
 // descending qubits, k = 14 scattered and, at n = 26, k = 16 lowest):
 // BinStationary float n = 24, k = 10 highest 0.834 -> 0.863 and descending
-// 0.832 -> 0.864, n = 22 +0.010 and +0.012; the losses float n = 24, k = 14
-// scattered 0.882 -> 0.871 (Auto 0.924 -> 0.915), float n = 26 k = 16 lowest
-// -0.007, and every double cell that changed, -0.009 to -0.018 (n = 26, k =
-// 10 highest 0.990 -> 0.972), so only small float states take it.
+// 0.832 -> 0.864, n = 22 +0.012 and +0.010; the losses float n = 24, k = 14
+// scattered 0.882 -> 0.871 (Auto 0.923 -> 0.915), float n = 26 k = 16 lowest
+// -0.007, and the double cells that changed at n = 24 and 26, -0.003 to
+// -0.018 (n = 26, k = 10 highest 0.991 -> 0.972), so only small float states
+// take it (docs/marginal_engine.md, "256 few parts").
 enum class Parts { Many, Few, FewInFours };
 constexpr int kLogFewPartsMaxBlocks = 8;
 constexpr int kFewPartsMaxQubits = 26;
