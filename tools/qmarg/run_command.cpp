@@ -170,7 +170,7 @@ std::vector<double> reported_distribution(const qmarg::StateVector<Real>& state,
     // Deterministic, so that a run repeats its printed probabilities and, with
     // --seed, its sampled counts bit for bit (the default may merge bins with
     // atomics; a few microseconds against the circuit's run). Conditional
-    // marginals are deterministic always.
+    // marginals add in a fixed order on every path, with nothing to turn off.
     if (report.given_qubits.empty()) {
         qmarg::MarginalOptions reproducible;
         reproducible.deterministic = true;
