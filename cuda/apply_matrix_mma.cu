@@ -275,6 +275,17 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     [[maybe_unused]] int raw_pending = -1;            // RawChunk: the chunk in the raw buffer
 
     int stage_read = 0;
+    // With two matrix stages, a double state's X copies (cp.async) join the
+    // next step's group instead of their own step's, so that a step's wait
+    // does not hold for copies issued one step before: they get two steps to
+    // land, and no tile reads them before kChunksPerPass - 1 >= kStages
+    // steps. Measured on an H100 (double, n = 30, fraction of the floor, two
+    // commands of two runs each, alternating with the copies in their own
+    // step's group): k = 6 low 0.940-0.954 -> 0.960-0.974, descending
+    // 0.931-0.938 -> 0.948-0.965, high and scattered level (0.992 to 1.001 of
+    // the time), k = 8 0.995 to 1.002 of the time; with three stages (k = 7,
+    // three steps instead of two) 1.003 to 1.008, so k = 7 keeps its groups.
+    constexpr bool kXJoinsNextGroup = S::kPrefetchX && S::kStages == 2 && std::is_same<Real, double>::value;
     for (bool first = true; tile < layout.num_tiles; tile += stride, first = false) {
         const bool has_next = tile + stride < layout.num_tiles;
         const Index next_base = has_next ? tile_base(layout, tile + stride) : base;
@@ -323,9 +334,13 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
                     // - 1 >= 2 steps after its loads at the earliest.
                     store_x_chunk<S, Real, false>(xs, pending, x, x_cells);  // chunks of tiles of large states
                     if (chunk >= 0) load_x_chunk<S>(pending, amps, from, chunk, x, x_offsets, chunk_offset);
-                } else if (chunk >= 0) {
+                } else {
+                    // kXJoinsNextGroup: the step's group closes before its X copies.
+                    if constexpr (kXJoinsNextGroup) __pipeline_commit();
                     // A tile that has a next one, or a next tile's: no repeats.
-                    stage_x_chunk<S, Real, false>(xs, amps, from, chunk, x, x_offsets, x_cells, chunk_offset);
+                    if (chunk >= 0) {
+                        stage_x_chunk<S, Real, false>(xs, amps, from, chunk, x, x_offsets, x_cells, chunk_offset);
+                    }
                 }
             } else if (q == 0 && !first) {
                 // Without prefetching, a tile's X is staged whole at its step
@@ -336,7 +351,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
                 __pipeline_wait_prior(0);
                 __syncthreads();
             }
-            __pipeline_commit();  // possibly empty: keeps one group per step for the count above
+            if constexpr (!kXJoinsNextGroup) __pipeline_commit();  // possibly empty: one group per step
 
             const int kc = (q % S::kChunksPerPass) * S::kChunk;
             const double2* const mt = ms + stage_read * S::kStageEntries + (warp_row0 / 2 + g) * S::kPairStride + t;
@@ -354,6 +369,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
         }
         base = next_base;
     }
+    __pipeline_commit();       // with kXJoinsNextGroup the last step's X copies (none: no next tile)
     __pipeline_wait_prior(0);  // only empty groups can be pending
 }
 
