@@ -134,7 +134,7 @@ enum class MarginalStrategy {
     // the time, on states of up to about 2^28 amplitudes: its launches cost a
     // few microseconds against reads of 6 us to 1.4 ms at n = 20..28. On an
     // H100 it gained up to 0.17 of the read roofline at n = 20, 0.13 at
-    // n = 22, 0.12 at n = 24 and 0.02 at n = 26
+    // n = 22, 0.08 at n = 24 and 0.02 at n = 26
     // (bench/results/marginal_H100_*_engine*.json). The rule counts the
     // requests that would meet on one stretch of the output (an
     // instruction's sectors of a line), which the L2 serialises, and
@@ -171,7 +171,7 @@ struct MarginalOptions {
     //
     // With deterministic = true, Auto picks among deterministic strategies
     // only (today BinStationary in every case: up to 0.17 of the read
-    // roofline slower than BinStationaryAtomic at n <= 22, 0.12 at n = 24,
+    // roofline slower than BinStationaryAtomic at n <= 22, 0.08 at n = 24,
     // 0.02 at n = 26, 0.04 at n = 28, level at n = 30), and an explicit
     // BinStationaryAtomic or seed strategy throws qmarg::Error. With false
     // (the default) every strategy may run, and Auto runs
