@@ -197,6 +197,25 @@ TEST(Cli, GivenPrintsTheDistributionConditionalOnIt) {
     EXPECT_EQ(shots.out, "outcome,count\n1111,100\n");
 }
 
+// A condition whose probability is at the level of rounding (here sin^2 of
+// 5e-10 rad: real, but below what a float state's rounding leaves) is
+// divided through as asked, with a warning that it may be noise.
+TEST(Cli, GivenWarnsOfAConditionAtTheLevelOfRounding) {
+    const std::string tiny = write_program(
+        "qmarg_cli_tiny.qasm",
+        "OPENQASM 2.0;\ninclude \"qelib1.inc\";\nqreg q[3];\nh q[0];\ncx q[0],q[1];\nrx(1e-9) q[2];\n");
+    const std::string warning = "qmarg: warning: that probability is at the level of rounding";
+    const Result in_float = qmarg_cli("run " + tiny + " --device cpu --precision float --given 2=1");
+    ASSERT_EQ(in_float.exit_code, 0) << in_float.err;
+    EXPECT_NE(in_float.err.find(warning + " in a float state"), std::string::npos) << in_float.err;
+    const Result in_double = qmarg_cli("run " + tiny + " --device cpu --given 2=1");
+    ASSERT_EQ(in_double.exit_code, 0) << in_double.err;
+    EXPECT_EQ(in_double.err.find(warning), std::string::npos) << in_double.err;
+    EXPECT_NE(in_double.out.find("# given: q[2]=1 (probability 2.5e-19)"), std::string::npos) << in_double.out;
+    const Result quiet = qmarg_cli("run " + tiny + " --device cpu --precision float --given 2=1 -q");
+    EXPECT_TRUE(quiet.err.empty()) << quiet.err;
+}
+
 TEST(Cli, GivenErrorsNameTheEntry) {
     const std::string ghz = "run " + example("ghz.qasm") + " --device cpu -q --given ";
     const std::pair<const char*, const char*> cases[] = {

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <iostream>
 #include <iterator>
+#include <limits>
 #include <memory>
 #include <random>
 #include <string>
@@ -260,6 +261,18 @@ void simulate(const RunOptions& options, const qmarg::Circuit& written, qmarg::D
             std::fprintf(stderr, "qmarg: given %s (probability %.6g); the %s conditional on it\n",
                          given_text(report).c_str(), report.given_probability,
                          options.shots > 0 ? "samples are drawn" : "probabilities are");
+            // A condition that cannot hold comes out with the mass of the
+            // rounding errors of its 2^(n - m) amplitudes, each about a few
+            // units in the last place of Real: dividing by that prints noise.
+            const double eps = std::numeric_limits<Real>::epsilon();
+            const double noise =
+                std::ldexp(100 * eps * eps, circuit.num_qubits - static_cast<int>(report.given_qubits.size()));
+            if (report.given_probability < noise) {
+                std::fprintf(stderr,
+                             "qmarg: warning: that probability is at the level of rounding in a %s state (below "
+                             "%.1g); the condition may be impossible and the distribution noise\n",
+                             options.precision.c_str(), noise);
+            }
         }
     }
     if (options.shots > 0) {
