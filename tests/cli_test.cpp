@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "qmarg/device.hpp"
 #include "cli_support.hpp"
@@ -38,24 +39,37 @@ std::string write_program(const std::string& name, const std::string& text) {
     return path;
 }
 
+// The JSON a run printed; a failed run is a test failure and gives null.
+nlohmann::json json_of(const Result& r) {
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.exit_code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json();
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
+// A table row "OUTCOME  PROBABILITY" (outcomes padded to 7 characters and two spaces).
+void expect_row(const std::string& row, const std::string& outcome, double probability) {
+    ASSERT_GE(row.size(), 10u) << row;
+    EXPECT_EQ(row.substr(0, 9), (outcome + std::string(9 - outcome.size(), ' '))) << row;
+    EXPECT_NEAR(std::stod(row.substr(9)), probability, 1e-9) << row;  // the table prints 10 digits
+}
+
 TEST(Cli, TablePrintsTheMeasuredMarginalMostLikelyFirst) {
     const Result r = qmarg_cli("run " + example("grover.qasm") + " --device cpu");
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    std::istringstream lines(r.out);
-    std::string line;
-    std::getline(lines, line);
-    EXPECT_EQ(line, "# bits, left to right: c[2]=q[2] c[1]=q[1] c[0]=q[0]");
-    std::getline(lines, line);
-    EXPECT_EQ(line, "outcome  probability");
-    std::getline(lines, line);
-    EXPECT_EQ(line.substr(0, 9), "101      ");
-    EXPECT_NEAR(std::stod(line.substr(9)), 121.0 / 128, 1e-9);
-    int rows = 1;
-    while (std::getline(lines, line)) {
-        EXPECT_NEAR(std::stod(line.substr(9)), 1.0 / 128, 1e-9) << line;
-        ++rows;
+    const std::vector<std::string> lines = lines_of(r.out);
+    ASSERT_EQ(lines.size(), 10u) << r.out;
+    EXPECT_EQ(lines[0], "# bits, left to right: c[2]=q[2] c[1]=q[1] c[0]=q[0]");
+    EXPECT_EQ(lines[1], "outcome  probability");
+    expect_row(lines[2], "101", 121.0 / 128);
+    for (std::size_t j = 3; j < lines.size(); ++j) {
+        EXPECT_NEAR(std::stod(lines[j].substr(9)), 1.0 / 128, 1e-9) << lines[j];
     }
-    EXPECT_EQ(rows, 8);
     EXPECT_NE(r.err.find("running on the CPU in double precision"), std::string::npos) << r.err;
 }
 
@@ -142,17 +156,15 @@ TEST(Cli, ShotsWithASeedAreReproducible) {
 TEST(Cli, GivenPrintsTheDistributionConditionalOnIt) {
     const Result grover = qmarg_cli("run " + example("grover.qasm") + " --device cpu --given q[0]=1");
     ASSERT_EQ(grover.exit_code, 0) << grover.err;
-    std::istringstream lines(grover.out);
-    std::string line;
-    std::getline(lines, line);
-    EXPECT_EQ(line, "# bits, left to right: c[2]=q[2] c[1]=q[1]");  // the given qubit leaves the measured ones
-    std::getline(lines, line);
-    EXPECT_EQ(line, "# given: q[0]=1 (probability 0.96875)");
-    std::getline(lines, line);
-    EXPECT_EQ(line, "outcome  probability");
-    std::getline(lines, line);
-    EXPECT_EQ(line.substr(0, 9), "10       ");
-    EXPECT_NEAR(std::stod(line.substr(9)), 121.0 / 124, 1e-9);  // the table prints 10 digits
+    const std::vector<std::string> lines = lines_of(grover.out);
+    ASSERT_EQ(lines.size(), 7u) << grover.out;
+    EXPECT_EQ(lines[0], "# bits, left to right: c[2]=q[2] c[1]=q[1]");  // the given qubit leaves the measured ones
+    EXPECT_EQ(lines[1], "# given: q[0]=1 (probability 0.96875)");
+    EXPECT_EQ(lines[2], "outcome  probability");
+    expect_row(lines[3], "10", 121.0 / 124);
+    for (std::size_t j = 4; j < lines.size(); ++j) {
+        EXPECT_NEAR(std::stod(lines[j].substr(9)), 1.0 / 124, 1e-9) << lines[j];
+    }
     EXPECT_NE(grover.err.find("qmarg: given q[0]=1 (probability 0.96875); the probabilities are conditional on it"),
               std::string::npos)
         << grover.err;
@@ -160,12 +172,9 @@ TEST(Cli, GivenPrintsTheDistributionConditionalOnIt) {
     // random_circuit.qasm measures q[4], q[1], q[5]; condition on q[0] and q[3].
     const std::string circuit =
         "run " + example("random_circuit.qasm") + " --device cpu --format json --threshold 0 -q";
-    const Result joint = qmarg_cli(circuit + " --qubits 4,1,5,0,3");
-    const Result given = qmarg_cli(circuit + " --given q[0]=1,3=0");
-    ASSERT_EQ(joint.exit_code, 0) << joint.err;
-    ASSERT_EQ(given.exit_code, 0) << given.err;
-    const auto j = nlohmann::json::parse(joint.out);
-    const auto g = nlohmann::json::parse(given.out);
+    const auto j = json_of(qmarg_cli(circuit + " --qubits 4,1,5,0,3"));
+    const auto g = json_of(qmarg_cli(circuit + " --given q[0]=1,3=0"));
+    ASSERT_FALSE(j.is_null() || g.is_null());
     EXPECT_EQ(g["qubits"], nlohmann::json({4, 1, 5}));
     EXPECT_EQ(g["clbit_names"], nlohmann::json({"c[0]", "c[1]", "c[2]"}));
     EXPECT_EQ(g["given"], nlohmann::json::parse(R"([{"qubit": 0, "name": "q[0]", "value": 1},
@@ -305,36 +314,29 @@ TEST(Cli, AutoDeviceSaysWhichDeviceItUsed) {
     }
 }
 
+// The same circuit on both devices, plain and with --given (the engine over
+// the matching amplitudes only): the same outcomes, within float rounding.
 TEST(Cli, GpuRunMatchesCpuRun) {
     if (!qmarg::gpu_available()) GTEST_SKIP() << "no usable GPU: " << qmarg::gpu_unavailable_reason();
     for (const char* precision : {"double", "float"}) {
-        const std::string args = "run " + example("random_circuit.qasm") + " --format json --threshold 0 --precision " + precision;
-        const Result gpu = qmarg_cli(args + " --device gpu");
-        const Result cpu = qmarg_cli(args + " --device cpu");
-        ASSERT_EQ(gpu.exit_code, 0) << gpu.err;
-        const auto g = nlohmann::json::parse(gpu.out);
-        const auto c = nlohmann::json::parse(cpu.out);
-        EXPECT_EQ(g["device"], "GPU");
-        ASSERT_EQ(g["probabilities"].size(), c["probabilities"].size());
-        std::map<std::string, double> cpu_p;
-        for (const auto& row : c["probabilities"]) cpu_p[row["outcome"]] = row["probability"];
-        for (const auto& row : g["probabilities"]) {
-            EXPECT_NEAR(row["probability"].get<double>(), cpu_p[row["outcome"]], 1e-5) << precision << " " << row;
-        }
-        // Conditional: the engine over the matching amplitudes only.
-        const Result gpu_given = qmarg_cli(args + " --device gpu --given q[0]=1,q[2]=0");
-        const Result cpu_given = qmarg_cli(args + " --device cpu --given q[0]=1,q[2]=0");
-        ASSERT_EQ(gpu_given.exit_code, 0) << gpu_given.err;
-        ASSERT_EQ(cpu_given.exit_code, 0) << cpu_given.err;
-        const auto gg = nlohmann::json::parse(gpu_given.out);
-        const auto cg = nlohmann::json::parse(cpu_given.out);
-        EXPECT_NEAR(gg["given_probability"].get<double>(), cg["given_probability"].get<double>(), 1e-5) << precision;
-        ASSERT_EQ(gg["probabilities"].size(), 8u);
-        ASSERT_EQ(cg["probabilities"].size(), 8u);
-        std::map<std::string, double> cpu_given_p;
-        for (const auto& row : cg["probabilities"]) cpu_given_p[row["outcome"]] = row["probability"];
-        for (const auto& row : gg["probabilities"]) {
-            EXPECT_NEAR(row["probability"].get<double>(), cpu_given_p[row["outcome"]], 1e-5) << precision << " " << row;
+        for (const std::string given : {"", " --given q[0]=1,q[2]=0"}) {
+            SCOPED_TRACE(std::string(precision) + given);
+            const std::string args = "run " + example("random_circuit.qasm") +
+                                     " --format json --threshold 0 --precision " + precision + given;
+            const auto g = json_of(qmarg_cli(args + " --device gpu"));
+            const auto c = json_of(qmarg_cli(args + " --device cpu"));
+            ASSERT_FALSE(g.is_null() || c.is_null());
+            EXPECT_EQ(g["device"], "GPU");
+            ASSERT_EQ(g["probabilities"].size(), 8u);
+            ASSERT_EQ(c["probabilities"].size(), 8u);
+            std::map<std::string, double> cpu_p;
+            for (const auto& row : c["probabilities"]) cpu_p[row["outcome"]] = row["probability"];
+            for (const auto& row : g["probabilities"]) {
+                EXPECT_NEAR(row["probability"].get<double>(), cpu_p[row["outcome"]], 1e-5) << row;
+            }
+            if (!given.empty()) {
+                EXPECT_NEAR(g["given_probability"].get<double>(), c["given_probability"].get<double>(), 1e-5);
+            }
         }
     }
 }
