@@ -407,7 +407,7 @@ void marginal_cell(benchmark::State& st, int n, int k, Layout layout, MarginalSt
         const double check_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
         const auto ref = reference(ws, k, layout, qubits, runs_as);
-        const std::string mismatch = qmarg::compare_marginals(result, ref.first, std::is_same<Real, float>::value ? 1e-5 : 1e-9);
+        const std::string mismatch = qmarg::compare_marginals(result, ref.first, qmarg::marginal_check_tolerance<Real>());
         if (!mismatch.empty()) {
             ++g_wrong_answers;
             const std::string message = std::string("WRONG ANSWER from ") + qmarg::to_string(strategy) + " against " +
@@ -454,7 +454,7 @@ void all_single_qubits_cell(benchmark::State& st, int n) {
             const std::vector<double> want =
                 qmarg::marginal_probabilities(ws.state(), {q}, MarginalOptions{MarginalStrategy::BinStationary});
             const std::string mismatch =
-                qmarg::compare_marginals({result[2 * q], result[2 * q + 1]}, want, std::is_same<Real, float>::value ? 1e-5 : 1e-9);
+                qmarg::compare_marginals({result[2 * q], result[2 * q + 1]}, want, qmarg::marginal_check_tolerance<Real>());
             if (!mismatch.empty()) {
                 ++g_wrong_answers;
                 const std::string message = "WRONG ANSWER from all single-qubit marginals, qubit " + std::to_string(q) +
@@ -497,8 +497,8 @@ void all_single_qubits_cell(benchmark::State& st, int n) {
 
 // A conditional marginal of k low qubits given two qubits = {1, 0}: the two
 // highest ("high": qubits 0..k-1 listed), two in the middle of the others
-// ("middle": (n + k) / 2 and the qubit below it, qubits 0..k-1 listed) or the two lowest ("low": qubits 2..k+1
-// listed). It reads a quarter of the amplitudes: "roofline_ratio" counts those
+// ("middle": (n + k) / 2 and the qubit below it, qubits 0..k-1 listed) or the
+// two lowest ("low": qubits 2..k+1 listed). It reads a quarter of the amplitudes: "roofline_ratio" counts those
 // bytes, against the full-state read roofline. Memory delivers 64-byte
 // pieces (4 double or 8 float amplitudes): on an H100, reading every other
 // 32-byte sector of a double state took as long as reading all of it (a
@@ -593,7 +593,7 @@ void conditional_cell(benchmark::State& st, int n, int k, ConditionAt at) {
         const std::vector<double> full =
             qmarg::marginal_probabilities(ws.state(), joint, MarginalOptions{MarginalStrategy::BinStationary});
         const std::vector<double> want(full.begin() + (std::size_t{1} << k), full.begin() + (std::size_t{2} << k));
-        return qmarg::compare_marginals(result, want, std::is_same<Real, float>::value ? 1e-5 : 1e-9);
+        return qmarg::compare_marginals(result, want, qmarg::marginal_check_tolerance<Real>());
     };
     quarter_read_cell<Real>(st, n, k, condition.qubits, std::size_t{1} << k, "the conditional marginal", label,
                             run_once, check);
@@ -616,7 +616,7 @@ void outcome_cell(benchmark::State& st, int n, ConditionAt at) {
     const auto check = [&] {
         const std::vector<double> full =
             qmarg::marginal_probabilities(ws.state(), qubits, MarginalOptions{MarginalStrategy::BinStationary});
-        return qmarg::compare_marginals({result}, {full[1]}, std::is_same<Real, float>::value ? 1e-5 : 1e-9);
+        return qmarg::compare_marginals({result}, {full[1]}, qmarg::marginal_check_tolerance<Real>());
     };
     quarter_read_cell<Real>(st, n, 2, qubits, 0, "the outcome probability", label, run_once, check);
 }
@@ -695,7 +695,7 @@ void near_n_cell(benchmark::State& st, int n, int k, Layout layout, NearPath pat
             reference_case = std::make_tuple(n, k, layout);
         }
         const std::string mismatch =
-            qmarg::compare_marginals(result, reference_bins, std::is_same<Real, float>::value ? 1e-5 : 1e-9);
+            qmarg::compare_marginals(result, reference_bins, qmarg::marginal_check_tolerance<Real>());
         result.clear();
         result.shrink_to_fit();
         if (!mismatch.empty()) {

@@ -369,8 +369,9 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
         }
         base = next_base;
     }
-    __pipeline_commit();       // with kXJoinsNextGroup the last step's X copies (none: no next tile)
-    __pipeline_wait_prior(0);  // only empty groups can be pending
+    // Only empty groups can be pending, and no copy waits uncommitted (with
+    // kXJoinsNextGroup, the last tile prefetches nothing).
+    __pipeline_wait_prior(0);
 }
 
 // Float k = 4, 5 (RawX shapes). Their tiles are small (2048 amplitudes at k

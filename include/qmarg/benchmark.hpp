@@ -23,6 +23,7 @@
 
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "qmarg/marginal.hpp"
@@ -73,5 +74,12 @@ constexpr int kMaxTimedRuns = 100000;
 // the mean bin for bins far below it; otherwise the first bin that differs (or
 // the two sizes), with both values.
 std::string compare_marginals(const std::vector<double>& got, const std::vector<double>& want, double tolerance);
+
+// The tolerance the benchmarks give compare_marginals for a state of this
+// precision, checked against a reference that adds in another order.
+template <class Real>
+constexpr double marginal_check_tolerance() {
+    return std::is_same<Real, float>::value ? 1e-5 : 1e-9;
+}
 
 }  // namespace qmarg

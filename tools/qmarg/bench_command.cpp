@@ -225,7 +225,7 @@ void bench_state(Sweep& sweep, const std::string& precision, int n) {
     qmarg::StateVector<Real> state(n, sweep.device);
     state.set_random_state(state_seed);
     const bool on_gpu = sweep.device == qmarg::Device::Gpu;
-    const double tolerance = std::is_same<Real, float>::value ? 1e-5 : 1e-9;
+    const double tolerance = qmarg::marginal_check_tolerance<Real>();
 
     RoundTiming roofline_timing;
     roofline_timing.time = [&](int w, int r) { return qmarg::time_read_roofline_ms(state, w, r); };
