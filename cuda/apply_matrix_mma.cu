@@ -80,10 +80,22 @@
 // 1.10 times the Gauss form's time, k = 9, 10 1.12 to 1.15 (k = 6, where it
 // spilled 68 bytes, 1.13 to 1.16), float k = 6..8 1.06 to 1.10, k = 9, 10
 // 1.17 to 1.21. A third more DMMAs cost more than the DADDs they save: the
-// DMMA count, not the DADDs, is what to cut. The products no longer bound
-// the kernel alone: ncu (n = 26) sees the DMMA pipe busy 47 to 56 % of the
-// time at k = 7..10, shared with the DADDs of the sums (5 %), and k = 7 runs
-// at the power limit (about 1.8 GHz where k = 8..10 keep 1.98).
+// DMMA count, not the DADDs, is what to cut. Nor did the direct form pay
+// with the registers it frees spent on 32 x 32 warp tiles (two 16-row tiles
+// a warp, so that a B fragment feeds 8 DMMAs instead of 3: per 8-deep slice
+// 8 A and 8 B units for 32 DMMAs, where Gauss's 16 x 32 tile loads 4 and 8
+// for 12, and no DADDs). Double k = 7 on 4 x 2 such warps (64 columns, one
+// pass of 128 rows, two stages; 255 registers) and k = 8 on 8 x 1 (32
+// columns, one pass, 8-deep chunks; 248), no spills, ran at 0.74 to 0.75 of
+// the floor in every layout, 1.07 to 1.13 (k = 7) and 1.13 to 1.14 (k = 8)
+// times the Gauss form's time (n = 30, four layouts, old-new-new-old). So
+// even with its fragment loads per product halved the direct form's DMMAs
+// ran at about 42 TFLOP/s, three quarters of the ZGEMM rate whatever the
+// layout: the pipe, and a third more work in it, bound it. The products no
+// longer bound the Gauss form alone: ncu (n = 26) sees the DMMA pipe busy 47
+// to 56 % of the time at k = 7..10, shared with the DADDs of the sums (5 %),
+// and k = 7 runs at the power limit (about 1.8 GHz where k = 8..10 keep
+// 1.98).
 //
 // Warp layout: the block's 8 warps form kWarpRows x kWarpCols; a warp owns 16
 // rows of the pass and kTileCols * 8 columns, so it keeps kTileCols
