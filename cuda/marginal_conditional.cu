@@ -7,9 +7,10 @@
 // the same kernels, plans and rules as a plain marginal of an (n - m)-qubit
 // state, with the plan's index images spread over the free positions. So it
 // reads at the engine's rate, adds in a fixed order with no floating-point
-// atomics, and repeats bitwise. Both paths load amplitude pairs (index bit 0 varies within
-// a load), so a condition on qubit 0 is a listed qubit instead: the engine
-// writes the bins of both its values and the call keeps one half.
+// atomics, and repeats bitwise. Both paths load amplitude pairs (index bit 0
+// varies within a load), so a condition on qubit 0 is a listed qubit
+// instead: the engine writes the bins of both its values and the call keeps
+// one half.
 //
 // Memory delivers 64-byte pieces (4 double or 8 float amplitudes), so a
 // condition on the qubits within one (0, 1, and 2 in float) reads what the

@@ -104,6 +104,10 @@ int parse_qubit(const std::string& text, const qmarg::Circuit& circuit, const st
     throw qmarg::Error(option + ": the circuit has no qreg named '" + name + "'");
 }
 
+bool is_given(const Report& report, int qubit) {
+    return std::find(report.given_qubits.begin(), report.given_qubits.end(), qubit) != report.given_qubits.end();
+}
+
 // The --given entries QUBIT=VALUE, into report.given_*.
 void choose_given(const RunOptions& options, const qmarg::Circuit& circuit, Report& report) {
     for (const std::string& entry : options.given) {
@@ -117,17 +121,13 @@ void choose_given(const RunOptions& options, const qmarg::Circuit& circuit, Repo
             throw qmarg::Error("--given: " + circuit.qubit_name(qubit) + " is given the value '" + value +
                                "'; a qubit holds 0 or 1");
         }
-        for (int earlier : report.given_qubits) {
-            if (earlier == qubit) throw qmarg::Error("--given: qubit " + circuit.qubit_name(qubit) + " is given twice");
+        if (is_given(report, qubit)) {
+            throw qmarg::Error("--given: qubit " + circuit.qubit_name(qubit) + " is given twice");
         }
         report.given_qubits.push_back(qubit);
         report.given_names.push_back(circuit.qubit_name(qubit));
         report.given_values.push_back(value == "1" ? 1 : 0);
     }
-}
-
-bool is_given(const Report& report, int qubit) {
-    return std::find(report.given_qubits.begin(), report.given_qubits.end(), qubit) != report.given_qubits.end();
 }
 
 // The qubits to report (bit j of an outcome is qubits[j]) and, for measured
