@@ -552,6 +552,9 @@ constexpr std::uint64_t kBinsPerKib = std::uint64_t{1} << kLogBinsPerKib;
 // double n = 22 0.768 -> 0.883), no cell worse by more than the run's noise
 // (0.026 at float n = 22, in a cell whose plan and merge did not change),
 // the median per n and precision 0.985 to 1.008 of the time before.
+// (Since unselected_warp_bits_pay, the warps of those plans on states of
+// 2^22 to 2^26 amplitudes hold unselected bits, so one warp of a block
+// writes and nothing is gathered there; n = 20, 21 and n >= 27 still gather.)
 constexpr int kLogGatherMinBlocksPerLine = 8;
 constexpr int kGatherMinInstructions = 8;
 bool gather_atomics_pay(const Plan& plan) {
@@ -642,6 +645,46 @@ bool outer_bit_before(std::uint64_t bin_a, std::uint64_t bin_b) {
     return first_a && bin_a < bin_b;
 }
 
+// Whether a plan's warp bits are the three lowest unselected bits above the
+// lanes instead of the selected ones there (make_plan). The selected bits
+// then all go to the segments: a block adds 8 times fewer bins (its warps'
+// sums meet in shared memory first) in 8 times as many segments, each 8
+// times shorter, so fewer blocks share a segment and fewer atomics or
+// partial rows meet on a line of the output. It pays on states of up to
+// 2^kFewPartsMaxQubits amplitudes where a segment keeps at least 2^9 tasks
+// (segment_task_bits, the inner bits it leaves), or 2^5 on the plan of many
+// parts; with fewer, the segments end too often. The merge rules below
+// choose on the plans it gives.
+// Measured on an H100 (`qmarg bench marginal`, the sweep's k and five
+// layouts, BinStationary and Auto, two runs each alternating with selected
+// warp bits everywhere, ratio to the read roofline):
+// - n = 22..26, both precisions: the mean per n, precision and strategy
+//   +0.001 to +0.008, no double cell more than 0.01 lower; float n = 24,
+//   k = 8 lowest 0.891 -> 0.926 and k = 10 scattered 0.888 -> 0.920 (Auto);
+//   n = 22, k = 8 and 10 lowest +0.04 to +0.14 (atomics where partial rows
+//   or copies of the output ran); the losses on the lowest qubits, float
+//   n = 26, k = 10 and 12 0.955 -> 0.924 and 0.958 -> 0.935, n = 24, k = 14
+//   0.928 -> 0.903 (Auto).
+// - k = 7, 9, 11, 13 (Auto): float n = 24, k = 9 lowest 0.883 -> 0.928,
+//   n = 22, k = 7 random 0.680 -> 0.806; again the lowest qubits lost, float
+//   n = 26, k = 11 0.965 -> 0.934, n = 24, k = 11 and 13 0.919 -> 0.895 and
+//   0.899, n = 22, k = 7 -0.03 (its two segments' parts meet too often for
+//   atomics now: partial rows).
+// - double n = 20: mean +0.004, cells -0.02 to +0.075.
+// With unselected warp bits wherever three are left (every n, every plan),
+// segments of 4 tasks or fewer lost 0.1 to 0.31 (float n = 24, k = 14, 15
+// on high or descending qubits; k = 20 lowest), segments of 2^5 to 2^8
+// tasks on the plan of few parts up to 0.035 (BinStationary float n = 24,
+// k = 10 random 0.886 -> 0.851), and n = 28 and 30 were level (means 0 to
+// +0.008, the worst cell -0.012).
+constexpr int kLogUnselectedWarpsMinTasks = 9;
+constexpr int kLogUnselectedWarpsManyPartsMinTasks = 5;
+bool unselected_warp_bits_pay(int num_qubits, int segment_task_bits, Parts parts) {
+    if (num_qubits > kFewPartsMaxQubits) return false;
+    return segment_task_bits >= (parts == Parts::Many ? kLogUnselectedWarpsManyPartsMinTasks
+                                                      : kLogUnselectedWarpsMinTasks);
+}
+
 // Splits the inner bits (ascending index positions) into the part bits and
 // the task bits of plan.log_parts parts (setting part_mask, task_mask and
 // log_segment_tasks). The plan of few parts (one wave of at most
@@ -702,15 +745,18 @@ Launch make_plan(int n, const Qubits& qubits, Parts parts) {
             if ((lane >> b) & 1) plan.lane_bin[lane] |= bin_of[b + 1];
     }
 
-    // Warp bits: selected bits above the lanes first, those of the lowest bins
-    // first (so that a block writes neighbouring bins together), then the
-    // lowest unselected bits.
+    // Warp bits: the selected bits above the lanes first, those of the lowest
+    // bins first (so that a block writes neighbouring bins together), then the
+    // lowest unselected bits; only unselected ones where that pays.
     std::vector<int> rest_selected, rest_unselected;
     for (int bit = 1 + kLaneBits; bit < n; ++bit) (selected(bit) ? rest_selected : rest_unselected).push_back(bit);
     std::sort(rest_selected.begin(), rest_selected.end(), [&](int a, int b) { return bin_of[a] < bin_of[b]; });
     std::vector<int> warp_bits;
-    for (int bit : rest_selected)
-        if (static_cast<int>(warp_bits.size()) < kWarpBits) warp_bits.push_back(bit);
+    const int inner_bits_if_unselected = static_cast<int>(rest_unselected.size()) - kWarpBits;
+    if (!unselected_warp_bits_pay(n, inner_bits_if_unselected, parts)) {
+        for (int bit : rest_selected)
+            if (static_cast<int>(warp_bits.size()) < kWarpBits) warp_bits.push_back(bit);
+    }
     for (int bit : rest_unselected)
         if (static_cast<int>(warp_bits.size()) < kWarpBits) warp_bits.push_back(bit);
     for (int b = 0; b < kWarpBits; ++b)

@@ -52,21 +52,24 @@ using qmarg::gpu::bin_stationary_atomic_merge;
 // states wherever the requests that meet on a KiB of the output stay under
 // 2^(n - 10) in either precision (3 bins on the highest qubits); into copies
 // of the output on many parts where they would not and few parts would add
-// into copies too (the lowest 6 qubits, or 5 of them and one more); on few
-// parts where many parts are only 1024 blocks (n = 22) or would meet too
-// often (the lowest 3 to 5 qubits, 4 spread ones); into copies of the output
-// on few parts where many parts are too few and the few parts of one
-// segment meet on 64 bins or more (the lowest 6 or 8 qubits); partial rows
-// where few parts of several segments meet on 128 bins (the lowest 10
-// qubits at n = 22); nothing to merge where no segment is split, on the
-// transposed path and on the small-state kernel. On double states of 2^24
+// into copies too (the lowest 6 qubits); on few parts where many parts are
+// only 1024 blocks (n = 22) or would meet too often (the lowest 3 to 5
+// qubits, or 5 of them and one more), and where the warps' unselected bits
+// leave few parts of several short segments (the lowest 8 or 10 qubits,
+// unselected_warp_bits_pay); into copies of the output on few parts where
+// many parts are too few and the few parts of one segment meet on 64 bins
+// or more (the lowest 6 qubits of 22); partial rows where few parts of two
+// segments meet on 128 bins (the lowest 7 qubits of 22); nothing to merge
+// where no segment is split, on the transposed path and on the small-state
+// kernel. On double states of 2^24
 // to 2^26 amplitudes BinStationary's partial rows replace many parts and
 // copies of the output (few parts into the output stay), and on larger
 // states many parts run as everywhere. Where atomics pay on many parts but
 // few parts split no segment, the length of those few parts' blocks
 // decides: the highest 12 of 26 qubits run few parts, nothing merged, in
 // float too (at least 512 KiB a block), and of 24 qubits many parts with
-// atomics in float (256 KiB).
+// atomics in float (256 KiB); so do 4 spread qubits of 24, whose many parts
+// are 4096 blocks with the warps on unselected bits.
 TEST(MarginalAtomicMergeRule, MergesWithAtomicsWhereThatWasMeasuredFaster) {
     const auto expect = [](AtomicMerge in_double, AtomicMerge in_float, int n, const Qubits& qubits) {
         SCOPED_TRACE("n = " + std::to_string(n) + ", " + qmarg_test::describe(qubits));
@@ -86,18 +89,19 @@ TEST(MarginalAtomicMergeRule, MergesWithAtomicsWhereThatWasMeasuredFaster) {
     expect(M::ManyParts, M::ManyParts, 30, {0});
     expect(M::ManyParts, M::ManyParts, 28, lowest(6));
     expect(M::None, M::ManyPartsIntoCopies, 24, lowest(6));
-    expect(M::None, M::ManyPartsIntoCopies, 24, {0, 1, 2, 3, 4, 23});
+    expect(M::FewParts, M::FewParts, 24, {0, 1, 2, 3, 4, 23});
     expect(M::None, M::ManyPartsIntoCopies, 26, lowest(6));
     expect(M::FewParts, M::FewParts, 24, lowest(3));
     expect(M::FewParts, M::FewParts, 24, lowest(4));
     expect(M::FewParts, M::FewParts, 24, lowest(5));
     expect(M::FewParts, M::FewParts, 26, lowest(5));
-    expect(M::FewParts, M::FewParts, 24, {0, 7, 15, 23});
+    expect(M::None, M::ManyParts, 24, {0, 7, 15, 23});
     expect(M::FewParts, M::FewParts, 22, {0});
     expect(M::FewParts, M::FewParts, 22, highest(22, 3));
-    expect(M::None, M::FewPartsIntoCopies, 24, lowest(8));
+    expect(M::FewParts, M::FewParts, 24, lowest(8));
+    expect(M::FewParts, M::FewParts, 22, lowest(10));
     expect(M::FewPartsIntoCopies, M::FewPartsIntoCopies, 22, lowest(6));
-    expect(M::None, M::None, 22, lowest(10));
+    expect(M::None, M::None, 22, lowest(7));
     expect(M::None, M::None, 24, highest(24, 16));  // no segment split
     expect(M::None, M::None, 26, highest(26, 12));  // few parts split no segment
     expect(M::None, M::None, 24, lowest(24));       // the transposed path
@@ -105,24 +109,29 @@ TEST(MarginalAtomicMergeRule, MergesWithAtomicsWhereThatWasMeasuredFaster) {
 }
 
 // Gathered atomics where every warp of a block writes and at least 2^8
-// blocks add into one line (qubit 0 and one bin a warp; one bin a warp), not
-// where a block's atomics take one or two instructions, where fewer blocks
-// meet on a line (the highest 6 qubits of 22; the copies of the output), nor
-// where nothing is merged with atomics.
+// blocks add into one line (one bin a warp, qubit 0 or not), not where a
+// block's atomics take one or two instructions, where fewer blocks meet on a
+// line (the highest 6 qubits of 22; the copies of the output), where the
+// warps hold unselected bits (4 spread qubits of 22 and 24 on states of up
+// to 2^26 amplitudes, unselected_warp_bits_pay), nor where nothing is merged
+// with atomics.
 TEST(MarginalAtomicMergeRule, GathersAtomicsWhereManyInstructionsMeetOnALine) {
     using qmarg::gpu::bin_stationary_atomics_gathered;
     for (bool single : {false, true}) {
         SCOPED_TRACE(single ? "float" : "double");
-        EXPECT_TRUE(bin_stationary_atomics_gathered(22, {0, 7, 14, 21}, single));
-        EXPECT_TRUE(bin_stationary_atomics_gathered(24, {0, 7, 15, 23}, single));
-        EXPECT_TRUE(bin_stationary_atomics_gathered(22, highest(22, 3), single));
-        EXPECT_TRUE(bin_stationary_atomics_gathered(22, {21, 20, 19, 18}, single));
+        EXPECT_TRUE(bin_stationary_atomics_gathered(20, highest(20, 3), single));
+        EXPECT_TRUE(bin_stationary_atomics_gathered(20, {19, 18, 17, 16}, single));
+        EXPECT_TRUE(bin_stationary_atomics_gathered(21, highest(21, 4), single));
+        EXPECT_TRUE(bin_stationary_atomics_gathered(27, {26, 25, 24, 23}, single));
+        EXPECT_TRUE(bin_stationary_atomics_gathered(28, {0, 9, 18, 27}, single));
+        EXPECT_TRUE(bin_stationary_atomics_gathered(28, highest(28, 3), single));
         EXPECT_FALSE(bin_stationary_atomics_gathered(22, {0}, single));
         EXPECT_FALSE(bin_stationary_atomics_gathered(22, lowest(4), single));
         EXPECT_FALSE(bin_stationary_atomics_gathered(22, highest(22, 6), single));
-        EXPECT_TRUE(bin_stationary_atomics_gathered(22, {0, 5, 10, 15, 21}, single));
+        EXPECT_FALSE(bin_stationary_atomics_gathered(22, {0, 7, 14, 21}, single));  // unselected warp bits
+        EXPECT_FALSE(bin_stationary_atomics_gathered(24, {0, 7, 15, 23}, single));
         EXPECT_FALSE(bin_stationary_atomics_gathered(22, lowest(6), single));  // copies of the output
-        EXPECT_FALSE(bin_stationary_atomics_gathered(22, lowest(10), single));          // partial rows
+        EXPECT_FALSE(bin_stationary_atomics_gathered(22, lowest(7), single));  // partial rows
     }
 }
 
@@ -139,13 +148,25 @@ TYPED_TEST(MarginalAtomicMergeTest, MatchesTheCpuReferenceAndBinStationaryElsewh
     const MarginalOptions engine{MarginalStrategy::BinStationary};
     int outcomes[5] = {0, 0, 0, 0, 0};  // indexed by AtomicMerge
     int gathered = 0;                    // of those with atomics, how many gather them per block
-    for (int n : {12, 14, 16, 18, 20, 22, 23, 24}) {
+    for (int n : {12, 14, 16, 18, 20, 21, 22, 23, 24}) {
         StateVector<TypeParam> gpu(n, Device::Gpu);
         gpu.set_random_state(rng());
         const StateVector<TypeParam> cpu = gpu.to(Device::Cpu);
-        std::vector<Qubits> lists = {{0},       {n - 1},       {n / 2, 0}, lowest(3), lowest(4),
-                                     lowest(5), highest(n, 3), lowest(6),  lowest(8), highest(n, 10),
-                                     highest(n, 12), {0, n / 3, 2 * n / 3, n - 1}, {0, 1, 2, 3, 4, n - 1}};
+        std::vector<Qubits> lists = {{0},
+                                     {n - 1},
+                                     {n / 2, 0},
+                                     lowest(3),
+                                     lowest(4),
+                                     lowest(5),
+                                     highest(n, 3),
+                                     lowest(6),
+                                     lowest(7),
+                                     lowest(8),
+                                     highest(n, 10),
+                                     highest(n, 12),
+                                     {0, n / 3, 2 * n / 3, n - 1},
+                                     {0, 1, 2, 3, 4, n - 1},
+                                     {n - 1, n - 2, n - 3, n - 4}};
         for (int k : {1, 2, 4, 8}) lists.push_back(qmarg_test::random_qubits(n, k, rng));
         for (const Qubits& qubits : lists) {
             SCOPED_TRACE("random seed " + std::to_string(seed) + ", n = " + std::to_string(n) + ", " +
@@ -171,9 +192,11 @@ TYPED_TEST(MarginalAtomicMergeTest, MatchesTheCpuReferenceAndBinStationaryElsewh
     EXPECT_GE(outcomes[static_cast<int>(AtomicMerge::FewParts)], 20);
     // Double states of 2^24 amplitudes take partial rows in place of copies
     // of the output on many parts, which smaller ones do not reach.
-    if (single) EXPECT_GE(outcomes[static_cast<int>(AtomicMerge::ManyPartsIntoCopies)], 2);
-    EXPECT_GE(outcomes[static_cast<int>(AtomicMerge::FewPartsIntoCopies)], 4);
-    EXPECT_GE(gathered, 5);  // the highest 3 qubits at n = 20..23 (24 in float), the 4 scattered ones at 22..24
+    if (single) EXPECT_GE(outcomes[static_cast<int>(AtomicMerge::ManyPartsIntoCopies)], 1);  // lowest 6 of 24
+    EXPECT_GE(outcomes[static_cast<int>(AtomicMerge::FewPartsIntoCopies)], 4);  // lowest 6 of 20..23
+    // The highest 3 of 20 and the highest 4, descending, of 20 and 21: from n = 22 on the warps
+    // of these plans hold unselected bits, and no warp writes bins of its own.
+    EXPECT_GE(gathered, 3);
 }
 
 #endif  // QMARG_TESTS_WITH_CUDA
