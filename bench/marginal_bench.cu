@@ -498,15 +498,16 @@ void all_single_qubits_cell(benchmark::State& st, int n) {
 // A conditional marginal of k low qubits given two qubits = {1, 0}: the two
 // highest ("high": qubits 0..k-1 listed), two in the middle of the others
 // ("middle": (n + k) / 2 and the qubit below it, qubits 0..k-1 listed) or the
-// two lowest ("low": qubits 2..k+1 listed). It reads a quarter of the amplitudes: "roofline_ratio" counts those
-// bytes, against the full-state read roofline. Memory delivers 64-byte
-// pieces (4 double or 8 float amplitudes): on an H100, reading every other
-// 32-byte sector of a double state took as long as reading all of it (a
-// condition on qubit 1: 5.62 ms at n = 30, the read roofline 5.57). So "low"
-// reads the whole state, and "roofline_ratio_touched" counts the bytes of the
-// 64-byte pieces that hold a matching amplitude (all of the state for "low",
-// a quarter elsewhere). Checked first against the BinStationary marginal of
-// the listed and condition qubits, sliced at the condition's values.
+// two lowest ("low": qubits 2..k+1 listed). It reads a quarter of the
+// amplitudes: "roofline_ratio" counts those bytes, against the full-state read
+// roofline. Memory delivers 64-byte pieces (4 double or 8 float amplitudes): on
+// an H100, reading every other 32-byte sector of a double state took as long as
+// reading all of it (a condition on qubit 1: 5.62 ms at n = 30, the read
+// roofline 5.57). So "low" reads the whole state, and "roofline_ratio_touched"
+// counts the bytes of the 64-byte pieces that hold a matching amplitude (all of
+// the state for "low", a quarter elsewhere). Checked first against the
+// BinStationary marginal of the listed and condition qubits, sliced at the
+// condition's values.
 enum class ConditionAt { High, Middle, Low };
 
 const char* to_string(ConditionAt at) {

@@ -104,9 +104,11 @@ int parse_qubit(const std::string& text, const qmarg::Circuit& circuit, const st
     throw qmarg::Error(option + ": the circuit has no qreg named '" + name + "'");
 }
 
-bool is_given(const Report& report, int qubit) {
-    return std::find(report.given_qubits.begin(), report.given_qubits.end(), qubit) != report.given_qubits.end();
+bool contains(const qmarg::Qubits& qubits, int qubit) {
+    return std::find(qubits.begin(), qubits.end(), qubit) != qubits.end();
 }
+
+bool is_given(const Report& report, int qubit) { return contains(report.given_qubits, qubit); }
 
 // The --given entries QUBIT=VALUE, into report.given_*.
 void choose_given(const RunOptions& options, const qmarg::Circuit& circuit, Report& report) {
@@ -137,8 +139,8 @@ void choose_qubits(const RunOptions& options, const qmarg::Circuit& circuit, Rep
     if (!options.qubits.empty()) {
         for (const std::string& q : options.qubits) {
             const int qubit = parse_qubit(q, circuit, "--qubits");
-            for (int earlier : report.qubits) {
-                if (earlier == qubit) throw qmarg::Error("--qubits: qubit " + circuit.qubit_name(qubit) + " is listed twice");
+            if (contains(report.qubits, qubit)) {
+                throw qmarg::Error("--qubits: qubit " + circuit.qubit_name(qubit) + " is listed twice");
             }
             if (is_given(report, qubit)) {
                 throw qmarg::Error("--given: qubit " + circuit.qubit_name(qubit) +
