@@ -1219,6 +1219,39 @@ bool partial_rows_pay(int num_qubits, bool single_precision) {
     return !single_precision && num_qubits >= kPartialRowsMinQubits && num_qubits <= kFewPartsMaxQubits;
 }
 
+// Whether the plan of many parts interleaves its segments finely: its warps
+// walk unselected bits (unselected_warp_bits_pay) and the highest of them is
+// bit kLogFineSegmentsWarpBit or above, so at least four selected bits lie
+// between the lanes and it: 16 or more segments share every stretch of 2^12
+// amplitudes, each block reading short runs spread over the stretch.
+// Many parts run one segment's parts after another's, so the segments of a
+// stretch read it at different times; few parts (one wave, interleaved)
+// read it together. A float state runs few parts there instead (with the
+// merge the rules below give them: atomics into the output in every case
+// measured). Measured on an H100 (Auto, float, three runs each, alternating
+// with the rule before): the lowest k = 10..16 qubits of 24 0.877 / 0.903 /
+// 0.911 / 0.911 / 0.915 / 0.915 / 0.922 -> 0.928 / 0.926 / 0.927 / 0.926 /
+// 0.929 / 0.927 / 0.929, of 26 (k = 10..13, 15, 16) 0.930 / 0.919 / 0.938 /
+// 0.942 / 0.949 / 0.947 -> 0.958 / 0.949 / 0.956 / 0.958 / 0.958 / 0.960;
+// the sweep's random qubits for seeds 1..6 at n = 23..26, k = 7..15 (two
+// runs each): in the 21 cells this changes a mean of +0.006, from -0.015
+// (n = 25, k = 13, 0.937 -> 0.921) to +0.023 (n = 23, k = 7, 0.847 ->
+// 0.870), the 195 others level (-0.0003). Keeping selected warp bits on
+// these plans of many parts instead (as before unselected_warp_bits_pay)
+// gave the same on the lowest qubits and nothing on the random ones (mean
+// -0.0001, -0.018 to +0.022). Double states keep many parts: at 2^24 to
+// 2^26 amplitudes partial_rows_pay replaces them with the few parts'
+// partial rows, and few parts with atomics in their place measured slower
+// (the lowest k = 10..16 of 24: 0.935-0.941 -> 0.914-0.931; of 26 level).
+constexpr int kLogFineSegmentsWarpBit = 12;
+bool segments_interleave_finely(const Launch& many) {
+    const Plan& plan = many.plan;
+    const unsigned all_warp_bits = (1u << kWarpBits) - 1;
+    const std::uint64_t highest_warp_bit = plan.warp_offset[1u << (kWarpBits - 1)];
+    return plan.nonselected_warp_mask == all_warp_bits &&
+           highest_warp_bit >= (std::uint64_t{1} << kLogFineSegmentsWarpBit);
+}
+
 // The plan a call runs and how it merges split segments. BinStationary runs
 // the plan of few parts with partial rows. BinStationaryAtomic runs the plan
 // of many parts where it has more than 2^kLogFewBlocks blocks and atomics pay
@@ -1226,7 +1259,8 @@ bool partial_rows_pay(int num_qubits, bool single_precision) {
 // small_state_many_parts_merge, which can also choose copies of the output),
 // and otherwise the plan of few parts, with atomics into copies of the
 // output where copies_of_output_pay, into the output itself where
-// atomic_merge_pays (else exactly BinStationary). Where partial_rows_pay,
+// atomic_merge_pays (else exactly BinStationary). A float state skips many
+// parts where segments_interleave_finely. Where partial_rows_pay,
 // BinStationary's merge replaces many parts and copies of the output.
 // Many parts pay for their atomics only where their blocks come in several
 // waves: measured on an H100 (n = 22..26, both precisions, the cells where
@@ -1255,7 +1289,8 @@ MergePlan choose_plan_and_merge(int num_qubits, const Qubits& qubits, bool singl
     };
     if (atomics_allowed) {
         const Launch many = cached_plan(num_qubits, qubits, Parts::Many);
-        if (many.blocks > (std::uint64_t{1} << kLogFewBlocks)) {
+        const bool many_pay = !(single_precision && segments_interleave_finely(many));
+        if (many_pay && many.blocks > (std::uint64_t{1} << kLogFewBlocks)) {
             if (atomic_merge_pays(num_qubits, k, many)) {
                 if (whole_segments_pay(num_qubits, single_precision, few)) return partial_rows;
                 return unless_partial_rows_pay({many, Parts::Many, true});

@@ -10,8 +10,8 @@ namespace gpu {
 
 // How BinStationaryAtomic merges a case's split segments (the rule is
 // choose_merge, atomic_merge_pays, whole_segments_pay, partial_rows_pay,
-// small_state_many_parts_merge and copies_of_output_pay, next to their
-// definitions).
+// segments_interleave_finely, small_state_many_parts_merge and
+// copies_of_output_pay, next to their definitions).
 enum class AtomicMerge {
     // It runs exactly what BinStationary runs, with the same bits: no segment
     // is split (or the case takes the transposed path or the small-state
@@ -24,7 +24,8 @@ enum class AtomicMerge {
     // Atomics on the plan of many parts (more than 2^10 blocks).
     ManyParts,
     // Atomics on BinStationary's plan of few parts, where they do not pay on
-    // many parts or many parts are at most 2^10 blocks.
+    // many parts, many parts are at most 2^10 blocks, or (float) many parts
+    // would interleave their segments finely.
     FewParts,
     // Atomics into 8 copies of the output, which a last kernel adds up, on
     // the plan of many parts: where it has more than 2^10 blocks on a state
