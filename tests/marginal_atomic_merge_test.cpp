@@ -47,29 +47,31 @@ using qmarg::gpu::AtomicMerge;
 using qmarg::gpu::bin_stationary_atomic_merge;
 
 // The rule where it was measured (n = 22..26, cuda/marginal_bin_stationary.cu),
-// as (double, float): atomics on many parts for one or two bins, for many bins
-// on high qubits and for 4 spread ones (whose warps hold unselected bits,
-// unselected_warp_bits_pay), where many parts are 4096 blocks, and on small
-// states wherever the requests that meet on a KiB of the output stay under
-// 2^(n - 10) in either precision (3 bins on the highest qubits); into copies of
-// the output on many parts where they would not and few parts would add into
-// copies too (the lowest 6 qubits); on few parts where many parts are only 1024 blocks
-// (n = 22) or would meet too often (the lowest 3 to 5 qubits, or 5 of them and
-// one more), and where unselected warp bits leave few parts of several short
-// segments (the lowest 8 or 10 qubits), and in float where the warps of many
-// parts would hold unselected bits above 4 or more selected ones (the lowest 10
-// of 24 and 12 of 26, qubits 6..9 and 23 of 24, against qubits 6..8 and 23 on
-// many parts); into copies of the output on few parts where many parts are too
-// few and the few parts of one segment meet on 64 bins or more (the lowest 6
-// qubits of 22); partial rows where few parts of two segments meet on 128 bins
-// (the lowest 7 qubits of 22); nothing to merge where no segment is split, on
-// the transposed path and on the small-state kernel. On double states of 2^24
-// to 2^26 amplitudes BinStationary's partial rows replace many parts and copies
+// as (double, float): atomics on many parts for one or two bins, for many
+// bins on high qubits and for 4 spread ones (whose warps hold unselected
+// bits, unselected_warp_bits_pay), where many parts are 4096 blocks, and on
+// small states wherever the requests that meet on a KiB of the output stay
+// under 2^(n - 10) in either precision (3 bins on the highest qubits); into
+// copies of the output on many parts where they would not and few parts
+// would add into copies too (the lowest 6 qubits); on few parts where many
+// parts are only 1024 blocks (n = 22) or would meet too often (the lowest 3
+// to 5 qubits, or 5 of them and one more), where unselected warp bits leave
+// few parts of several short segments (the lowest 8 or 10 qubits), and in
+// float where many parts would interleave their segments finely (4 or more
+// selected bits below their warps' highest: the lowest 10 of 24 and 12 of 26,
+// qubits 6..9 and 23 of 24; qubits 6..8 and 23 stay on many parts);
+// into copies of the output on few parts where many parts are too few and
+// the few parts of one segment meet on 64 bins or more (the lowest 6 qubits
+// of 22); partial rows where few parts of two segments meet on 128 bins (the
+// lowest 7 qubits of 22); nothing to merge where no segment is split, on the
+// transposed path and on the small-state kernel. On double states of 2^24 to
+// 2^26 amplitudes BinStationary's partial rows replace many parts and copies
 // of the output (few parts into the output stay), and on larger states many
-// parts run as everywhere. Where atomics pay on many parts but few parts split
-// no segment, the length of those few parts' blocks decides: the highest 12 of
-// 26 qubits run few parts, nothing merged, in float too (at least 512 KiB a
-// block), and of 24 qubits many parts with atomics in float (256 KiB).
+// parts run as everywhere. Where atomics pay on many parts but few parts
+// split no segment, the length of those few parts' blocks decides: the
+// highest 12 of 26 qubits run few parts, nothing merged, in float too (at
+// least 512 KiB a block), and of 24 qubits many parts with atomics in float
+// (256 KiB).
 TEST(MarginalAtomicMergeRule, MergesWithAtomicsWhereThatWasMeasuredFaster) {
     const auto expect = [](AtomicMerge in_double, AtomicMerge in_float, int n, const Qubits& qubits) {
         SCOPED_TRACE("n = " + std::to_string(n) + ", " + qmarg_test::describe(qubits));
@@ -103,7 +105,7 @@ TEST(MarginalAtomicMergeRule, MergesWithAtomicsWhereThatWasMeasuredFaster) {
     expect(M::None, M::FewParts, 24, lowest(10));  // many parts would interleave their segments finely
     expect(M::None, M::FewParts, 26, lowest(12));
     expect(M::None, M::FewParts, 24, {6, 7, 8, 9, 23});
-    expect(M::None, M::ManyParts, 24, {6, 7, 8, 23});  // 3 selected bits below the warps' highest: not finely
+    expect(M::None, M::ManyParts, 24, {6, 7, 8, 23});  // 3 selected bits below the warps' highest
     expect(M::FewPartsIntoCopies, M::FewPartsIntoCopies, 22, lowest(6));
     expect(M::None, M::None, 22, lowest(7));
     expect(M::None, M::None, 24, highest(24, 16));  // no segment split
