@@ -1247,9 +1247,10 @@ constexpr int kLogFineSegmentsWarpBit = 12;
 bool segments_interleave_finely(const Launch& many) {
     const Plan& plan = many.plan;
     const unsigned all_warp_bits = (1u << kWarpBits) - 1;
-    const std::uint64_t highest_warp_bit = plan.warp_offset[1u << (kWarpBits - 1)];
+    // Warp 1 << (kWarpBits - 1) sets only the highest warp bit, so its offset is that bit's.
+    const std::uint64_t highest_warp_offset = plan.warp_offset[1u << (kWarpBits - 1)];
     return plan.nonselected_warp_mask == all_warp_bits &&
-           highest_warp_bit >= (std::uint64_t{1} << kLogFineSegmentsWarpBit);
+           highest_warp_offset >= (std::uint64_t{1} << kLogFineSegmentsWarpBit);
 }
 
 // The plan a call runs and how it merges split segments. BinStationary runs
