@@ -218,6 +218,15 @@ constexpr bool raw_chunk() {
 // 8's shape, one pass) 0.72-0.73 / 0.71-0.72 / 0.63-0.64. Float k = 7 keeps
 // its shape: the 64-column one measured 0.81-0.84 / 0.88 / 0.77 against
 // 0.79 / 0.87-0.88 / 0.84, and its raw chunk needs two stages (MmaShapeOf).
+// Nor did double k = 7 gain from the 16 x 32 tiles on two blocks of 4
+// warps (32 columns, 64-row passes, two stages, 102 KiB and 232 registers
+// each, no spills), where one block's barriers, copies and stores could
+// overlap the other's products: against this shape (n = 30, two runs each,
+// alternating; the blocks' thread count made a shape parameter for the
+// run) low 0.815-0.824 -> 0.811-0.826, high 0.800-0.801 -> 0.795-0.806,
+// scattered 0.822-0.824 -> 0.825-0.827, descending 0.817-0.824 ->
+// 0.816-0.819. With the matrix's L2 bytes per flop doubled that is level, so
+// at k = 7 the wait at a block's barriers is not what a second block wins.
 template <int K, class Real>
 struct OneBlockShape {
     // Double k = 7 takes 64 columns, 16 x 32 warp tiles and three stages on
