@@ -459,6 +459,37 @@ constexpr int kMinQubits = kIdentityBits + 3;
 // overhead).
 constexpr int kLogTargetBlocks = 12;
 constexpr int kLogMinTasks = 3;
+// A block of whole segments (segments no longer than tau, none split, so
+// nothing to merge) reads at least 2^kLogMinWholeSegmentBlockBytes of the
+// state where that leaves at least 2^kLogMinWholeSegmentBlocks blocks:
+// tau's minimum of 2^3 tasks (one 32-byte load a thread each) in double,
+// 2^4 in float, whose blocks of 2^3 tasks read 32 KiB. It changes float
+// states of 2^22 to 2^24 amplitudes (2^25 and more already run >= 2^4 tasks
+// a block), there on qubit lists whose segments are at most 2^3 tasks long
+// (the highest k >= n - 9 qubits, descending ones, and others that leave few
+// qubits above 5 unselected): twice the segments a block, half the blocks.
+// Measured on an H100 (`qmarg bench marginal`, Auto, float, n = 20..26, k =
+// 12, 14..20, five layouts, seed 1, two runs each, alternating with blocks
+// of tau tasks; 81 cells whose plan changes): n = 24 mean +0.015, the
+// highest k = 16..19 0.899 / 0.819 / 0.844 / 0.860 -> 0.911 / 0.850 / 0.875
+// / 0.892, descending 0.896 / 0.817 / 0.839 / 0.850 -> 0.910 / 0.855 /
+// 0.864 / 0.878, the one loss k = 19 random 0.910 -> 0.895; n = 22 mean
+// +0.017, the highest and descending k = 14..17 +0.01 to +0.06; n = 23
+// mean +0.003 (-0.018 to +0.023); the 154 cells whose plan stays level
+// (-0.003, the spread between the two processes). At n = 20 the same
+// blocks (128 of them, fewer than the SMs) lost 0.04 on average and up to
+// 0.11, hence the minimum count of blocks. Both precisions' plans of few and many parts
+// follow it; with the precision in the plan, the launch shape stays a
+// function of (n, qubits, precision).
+constexpr int kLogMinWholeSegmentBlockBytes = 16;
+constexpr int kLogMinWholeSegmentBlocks = 9;
+// The log2 of the tasks a block of whole segments runs at least, for a plan
+// of 2^task_bits tasks whose tau is 2^log_tau.
+int log_whole_segment_tau(int task_bits, int log_tau, bool single_precision) {
+    const int log_load_bytes = single_precision ? 4 : 5;  // one AmpPair<float> / AmpPair<double> a task
+    const int log_min_tasks = kLogMinWholeSegmentBlockBytes - (kLaneBits + kWarpBits) - log_load_bytes;
+    return std::max(log_tau, std::min(log_min_tasks, task_bits - kLogMinWholeSegmentBlocks));
+}
 // The cap on the parts of a segment, 2^(n - k - kLogPartialShare). Measured on
 // an H100 (ratio of the call to the read roofline, caps 2^(n-k-4) .. 2^(n-k-7)
 // alternating in one process): 7 is best or level in almost every cell, and
@@ -725,7 +756,7 @@ void assign_part_bits(Plan& plan, const std::vector<int>& inner, bool interleave
     plan.log_segment_tasks = count - plan.log_parts;
 }
 
-Launch make_plan(int n, const Qubits& qubits, Parts parts) {
+Launch make_plan(int n, const Qubits& qubits, Parts parts, bool single_precision) {
     const int k = static_cast<int>(qubits.size());
     std::vector<std::uint64_t> bin_of(n, 0);  // bin bit contributed by each index bit
     for (int j = 0; j < k; ++j) bin_of[qubits[j]] = std::uint64_t{1} << j;
@@ -795,7 +826,8 @@ Launch make_plan(int n, const Qubits& qubits, Parts parts) {
     const int task_bits = n - kIdentityBits;  // = inner_bits + outer_bits
     const bool few_parts = parts != Parts::Many && n <= kFewPartsMaxQubits;
     const int log_tau = std::max(kLogMinTasks, task_bits - kLogTargetBlocks);
-    if (inner_bits >= log_tau) {
+    const int log_whole_tau = log_whole_segment_tau(task_bits, log_tau, single_precision);
+    if (inner_bits > log_tau || inner_bits >= log_whole_tau) {
         // Long segments: cut each into P parts of about tau tasks. The partial
         // rows are written and read once more (2 x P x 2^k x 8 bytes): P is
         // capped at 2^(n-k-kLogPartialShare) so that this stays within 1/128
@@ -814,7 +846,7 @@ Launch make_plan(int n, const Qubits& qubits, Parts parts) {
         plan.log_segments_per_block = 0;
     } else {
         // Short segments: M whole segments per block.
-        plan.log_segments_per_block = std::min(plan.outer_bits, log_tau - inner_bits);
+        plan.log_segments_per_block = std::min(plan.outer_bits, log_whole_tau - inner_bits);
         plan.log_parts = 0;
     }
     launch.blocks = std::uint64_t{1} << (plan.outer_bits - plan.log_segments_per_block + plan.log_parts);
@@ -843,16 +875,20 @@ Launch make_plan(int n, const Qubits& qubits, Parts parts) {
 // function of (n, qubits, parts) alone, so it holds on every device.
 class PlanCache {
 public:
-    Launch get(int n, const Qubits& qubits, Parts parts) {
+    Launch get(int n, const Qubits& qubits, Parts parts, bool single_precision) {
         std::lock_guard<std::mutex> lock(mutex_);
         for (const Entry& entry : entries_) {
-            if (entry.n == n && entry.parts == parts && entry.qubits == qubits) return entry.launch;
+            if (entry.n == n && entry.parts == parts && entry.single_precision == single_precision &&
+                entry.qubits == qubits) {
+                return entry.launch;
+            }
         }
         Entry& entry = entries_[next_];
         next_ = (next_ + 1) % entries_.size();
-        entry.launch = make_plan(n, qubits, parts);
+        entry.launch = make_plan(n, qubits, parts, single_precision);
         entry.qubits = qubits;
         entry.parts = parts;
+        entry.single_precision = single_precision;
         entry.n = n;
         return entry.launch;
     }
@@ -861,6 +897,7 @@ private:
     struct Entry {
         int n = -1;  // -1: empty
         Parts parts = Parts::Many;
+        bool single_precision = false;
         Qubits qubits;
         Launch launch{};
     };
@@ -869,9 +906,9 @@ private:
     std::size_t next_ = 0;  // the entry replaced next: the oldest
 };
 
-Launch cached_plan(int n, const Qubits& qubits, Parts parts) {
+Launch cached_plan(int n, const Qubits& qubits, Parts parts, bool single_precision) {
     static PlanCache cache;
-    return cache.get(n, qubits, parts);
+    return cache.get(n, qubits, parts, single_precision);
 }
 
 // One level of the second pass: how many groups of rows it leaves, and which
@@ -1281,7 +1318,7 @@ Launch with_copies_of_output(Launch launch) {
 MergePlan choose_plan_and_merge(int num_qubits, const Qubits& qubits, bool single_precision, bool atomics_allowed) {
     const int k = static_cast<int>(qubits.size());
     const Parts few_parts = few_parts_for(num_qubits, single_precision);
-    const Launch few = cached_plan(num_qubits, qubits, few_parts);
+    const Launch few = cached_plan(num_qubits, qubits, few_parts, single_precision);
     // BinStationary's merge, and what a merge of many parts or into copies of
     // the output gives way to where partial_rows_pay.
     const MergePlan partial_rows{few, few_parts, false};
@@ -1289,7 +1326,7 @@ MergePlan choose_plan_and_merge(int num_qubits, const Qubits& qubits, bool singl
         return partial_rows_pay(num_qubits, single_precision) ? partial_rows : chosen;
     };
     if (atomics_allowed) {
-        const Launch many = cached_plan(num_qubits, qubits, Parts::Many);
+        const Launch many = cached_plan(num_qubits, qubits, Parts::Many, single_precision);
         const bool many_pay = !(single_precision && segments_interleave_finely(many));
         if (many_pay && many.blocks > (std::uint64_t{1} << kLogFewBlocks)) {
             if (atomic_merge_pays(num_qubits, k, many)) {

@@ -6,6 +6,7 @@
 // (no atomics, atomics on many parts, on few parts, into copies of the
 // output on either; on many parts in float only) occurs. Failures name the
 // seed, n and the qubit list.
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <string>
@@ -175,6 +176,12 @@ TYPED_TEST(MarginalAtomicMergeTest, MatchesTheCpuReferenceAndBinStationaryElsewh
                                      {0, 1, 2, 3, 4, n - 1},
                                      {n - 1, n - 2, n - 3, n - 4}};
         for (int k : {1, 2, 4, 8}) lists.push_back(qmarg_test::random_qubits(n, k, rng));
+        // Segments of 4 tasks, several a block: in float from n = 22 blocks
+        // of twice as many (log_whole_segment_tau), also in descending order.
+        Qubits short_segments = highest(n, n - 8);
+        lists.push_back(short_segments);
+        std::reverse(short_segments.begin(), short_segments.end());
+        lists.push_back(short_segments);
         for (const Qubits& qubits : lists) {
             SCOPED_TRACE("random seed " + std::to_string(seed) + ", n = " + std::to_string(n) + ", " +
                          qmarg_test::describe(qubits));
