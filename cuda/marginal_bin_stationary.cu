@@ -152,9 +152,10 @@ enum class Merge {
     Atomic,
 };
 
-// kStepSegments: every segment is one task and no warp bit is unselected
-// (step_segments_apply), so every step ends a segment and no segment needs
-// the block: the steps of a batch are combined level by level in groups of
+// kSegmentTasks (1 or 2; 0 runs the general loop): every segment is that
+// many tasks and no warp bit is unselected (step_segments_apply), so every
+// step or every second one ends a segment and no segment needs the block: the
+// segments of a batch are combined level by level in groups of
 // step_group<Real>() (below), not one after another.
 //
 // The group: 4 steps in double (64 registers, 4 blocks per SM, as the
@@ -208,7 +209,7 @@ __device__ __forceinline__ void combine_lanes(const Plan& plan, double (&sum0)[N
     }
 }
 
-template <class Real, int kUnroll, Merge kMerge, StateLoads kLoads, bool kStepSegments = false>
+template <class Real, int kUnroll, Merge kMerge, StateLoads kLoads, int kSegmentTasks = 0>
 __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<Real>* amps2, Plan plan,
                                                                   double* out, double* partials) {
     __shared__ double warp_values[kWarps][2][32];
@@ -263,20 +264,34 @@ __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<
         }
         // The first loads are in flight while the zeroing kernel finishes.
         if (kMerge == Merge::Atomic && step == 0) wait_for_previous_kernel();
-        if constexpr (kStepSegments) {
-            // Each step is a segment of its own: combine_lanes takes a group
-            // of them at once, each shuffle level for the whole group, so
-            // that their chains of shuffles and adds overlap instead of
-            // running one after another (with a segment end behind every
-            // step, the general loop's tests order them). The host launches
-            // this only where `steps` is a multiple of kUnroll and the
-            // segments are not split (one dest row, no atomics).
-            constexpr int kGroup = kUnroll < step_group<Real>() ? kUnroll : step_group<Real>();
+        if constexpr (kSegmentTasks > 0) {
+            // Every kSegmentTasks steps are a segment of their own:
+            // combine_lanes takes a group of segments at once, each shuffle
+            // level for the whole group, so that their chains of shuffles and
+            // adds overlap instead of running one after another (with a
+            // segment end every step or two, the general loop's tests order
+            // them). A segment's loads are added in step order from the
+            // first, as the general loop adds them, so both forms give the
+            // same bits. The host launches this only where `steps` is a
+            // multiple of kUnroll and the segments are not split (one dest
+            // row, no atomics).
+            static_assert(kUnroll % kSegmentTasks == 0, "whole segments in a batch");
+            constexpr int kSegments = kUnroll / kSegmentTasks;
+            constexpr int kGroup = kSegments < step_group<Real>() ? kSegments : step_group<Real>();
 #pragma unroll
-            for (int g = 0; g < kUnroll; g += kGroup) {
+            for (int g = 0; g < kSegments; g += kGroup) {
                 double sum0[kGroup], sum1[kGroup];
 #pragma unroll
-                for (int j = 0; j < kGroup; ++j) load_sums<Real>(v[g + j], sum0[j], sum1[j]);
+                for (int j = 0; j < kGroup; ++j) {
+                    load_sums<Real>(v[(g + j) * kSegmentTasks], sum0[j], sum1[j]);
+#pragma unroll
+                    for (int t = 1; t < kSegmentTasks; ++t) {
+                        double load0, load1;
+                        load_sums<Real>(v[(g + j) * kSegmentTasks + t], load0, load1);
+                        sum0[j] += load0;
+                        sum1[j] += load1;
+                    }
+                }
                 combine_lanes(plan, sum0, sum1);
 #pragma unroll
                 for (int j = 0; j < kGroup; ++j) {
@@ -977,20 +992,32 @@ __global__ void __launch_bounds__(kThreads) zero_bins_kernel(double* out, std::u
 // streaming kernel's blocks can start as soon as all of them have.
 constexpr std::uint64_t kMaxZeroBlocks = 1024;
 
-// Whether a plan runs bin_stationary_kernel's kStepSegments form: segments
-// of one task (no unselected bit above the warp bits, so k >= n - 9), no
-// unselected warp bit, none split, and a multiple of kUnroll steps a block.
-// These are k = n - 6 on the highest qubits in either order, for instance,
-// where the general loop ended a segment after every load, one chain of
-// shuffles after another: float n = 26, k = 20 read at 0.886 (high) and 0.855
-// (descending) of the roofline there, against 0.94 to 0.95 where segments are
-// long (low, scattered); with this form 0.925 and 0.885 (measured above
-// bin_stationary_kernel).
-// (A segment of one task is never split: make_plan splits only segments of
-// at least 2^kLogMinTasks tasks, and leaves at least that many a part.)
+// Whether a plan runs bin_stationary_kernel's grouped form (kSegmentTasks =
+// 2^log_segment_tasks): segments of one or two tasks (at most one unselected
+// bit above the warp bits, so k >= n - 10), no unselected warp bit, none
+// split, and a multiple of kUnroll steps a block. Segments of one task are
+// k = n - 6 on the highest qubits in either order, for instance, where the
+// general loop ended a segment after every load, one chain of shuffles after
+// another: float n = 26, k = 20 read at 0.886 (high) and 0.855 (descending)
+// of the roofline there, against 0.94 to 0.95 where segments are long (low,
+// scattered); with this form 0.925 and 0.885 (measured above
+// bin_stationary_kernel). Segments of two tasks (k = n - 7 there) ended
+// every second load; grouped, measured on an H100 (`qmarg bench marginal`,
+// Auto, n = 22, 24, 26, k = 14..19, five layouts, both precisions, two runs
+// each, alternating with the general loop; the cells that change are k =
+// n - 7 on the highest and descending qubits): float n = 22, k = 15 0.740 /
+// 0.745 -> 0.787 / 0.793 (high / descending), n = 24, k = 17 0.858 / 0.856
+// -> 0.897 / 0.900, n = 26, k = 19 0.931 / 0.918 -> 0.936 / 0.932; double
+// n = 22 +0.006 / +0.012, n = 24 and 26 -0.005 to +0.002 (the cells that
+// do not change -0.004). Segments of 4 tasks keep the general loop (not
+// measured grouped).
+// (A segment of one or two tasks is never split: make_plan splits only
+// segments of at least 2^kLogMinTasks tasks, and leaves at least that many a
+// part.)
 bool step_segments_apply(const Plan& plan, int unroll) {
-    return plan.log_segment_tasks == 0 && plan.nonselected_warp_mask == 0 &&
-           (std::uint64_t{1} << plan.log_segments_per_block) % static_cast<std::uint64_t>(unroll) == 0;
+    const std::uint64_t steps = std::uint64_t{1} << (plan.log_segment_tasks + plan.log_segments_per_block);
+    return plan.log_segment_tasks <= 1 && plan.nonselected_warp_mask == 0 &&
+           steps % static_cast<std::uint64_t>(unroll) == 0;
 }
 
 // Launches a plan: the streaming kernel, and where a segment is split over
@@ -1005,8 +1032,13 @@ void run_plan(const AmpPair<Real>* amps2, const Launch& launch, double* out) {
     if (parts == 1) {
         // Nothing is merged, so the step form serves both merges.
         if (step_segments_apply(launch.plan, kUnroll)) {
-            bin_stationary_kernel<Real, kUnroll, Merge::PartialRows, kLoads, true>
-                <<<static_cast<unsigned>(launch.blocks), kThreads>>>(amps2, launch.plan, out, nullptr);
+            if (launch.plan.log_segment_tasks == 0) {
+                bin_stationary_kernel<Real, kUnroll, Merge::PartialRows, kLoads, 1>
+                    <<<static_cast<unsigned>(launch.blocks), kThreads>>>(amps2, launch.plan, out, nullptr);
+            } else {
+                bin_stationary_kernel<Real, kUnroll, Merge::PartialRows, kLoads, 2>
+                    <<<static_cast<unsigned>(launch.blocks), kThreads>>>(amps2, launch.plan, out, nullptr);
+            }
         } else {
             bin_stationary_kernel<Real, kUnroll, kMerge, kLoads>
                 <<<static_cast<unsigned>(launch.blocks), kThreads>>>(amps2, launch.plan, out, nullptr);

@@ -1,7 +1,9 @@
 // BinStationary's streaming kernel where every step ends a segment (its
-// kStepSegments form, cuda/marginal_bin_stationary.cu): qubit lists whose
-// unselected qubits all lie among 0..5, so that bit 0 and the lane bits hold
-// them and each load is a segment of its own. Against the CPU reference on
+// grouped form with kSegmentTasks = 1, cuda/marginal_bin_stationary.cu):
+// qubit lists whose unselected qubits all lie among 0..5, so that bit 0 and
+// the lane bits hold them and each load is a segment of its own; and where
+// every second step does (kSegmentTasks = 2): one more unselected qubit above
+// them, the lowest or the highest of the state. Against the CPU reference on
 // fresh random states, float and double, with bit 0 selected or not and the
 // lane bits all or partly unselected, in ascending, descending and random
 // orders; bitwise equal on repeat. Lists of k <= n - 5 go through the library
@@ -35,11 +37,12 @@ using MarginalStepSegmentsTest = qmarg_test::GpuTest<Real>;
 
 TYPED_TEST_SUITE(MarginalStepSegmentsTest, qmarg_test::Reals, qmarg_test::RealName);
 
-// Qubits 6..n-1 and `low` (qubits among 0..5), in ascending, descending or
-// random order.
-Qubits step_list(int n, const std::vector<int>& low, const std::string& order, std::mt19937_64& rng) {
+// Qubits 6..n-1 but `gap` (-1: none) and `low` (qubits among 0..5), in
+// ascending, descending or random order.
+Qubits step_list(int n, const std::vector<int>& low, const std::string& order, std::mt19937_64& rng, int gap = -1) {
     Qubits qubits(low.begin(), low.end());
-    for (int q = 6; q < n; ++q) qubits.push_back(q);
+    for (int q = 6; q < n; ++q)
+        if (q != gap) qubits.push_back(q);
     std::sort(qubits.begin(), qubits.end());
     if (order == "descending") std::reverse(qubits.begin(), qubits.end());
     if (order == "random") std::shuffle(qubits.begin(), qubits.end(), rng);
@@ -51,7 +54,7 @@ Qubits step_list(int n, const std::vector<int>& low, const std::string& order, s
 const std::vector<std::vector<int>> kLibraryLows = {{}, {0}, {3}};
 const std::vector<std::vector<int>> kStreamingLows = {{0, 2, 4}, {1, 5}, {0, 1, 2, 3, 4}, {1, 2, 3, 4, 5}};
 
-TYPED_TEST(MarginalStepSegmentsTest, EveryLoadASegmentMatchesTheCpuReference) {
+TYPED_TEST(MarginalStepSegmentsTest, SegmentsOfOneOrTwoLoadsMatchTheCpuReference) {
     const std::uint64_t seed = qmarg_test::fresh_seed();
     std::mt19937_64 rng(seed);
     for (int n : {12, 13, 16, 21, 22}) {
@@ -60,8 +63,13 @@ TYPED_TEST(MarginalStepSegmentsTest, EveryLoadASegmentMatchesTheCpuReference) {
         gpu.set_random_state(state_seed);
         const StateVector<TypeParam> cpu = gpu.to(Device::Cpu);
         for (const char* order : {"ascending", "descending", "random"}) {
-            for (const std::vector<int>& low : kLibraryLows) {
-                const Qubits qubits = step_list(n, low, order, rng);
+            // Segments of one task, then of two (qubit 6 or n - 1 unselected too).
+            std::vector<Qubits> lists;
+            for (const std::vector<int>& low : kLibraryLows) lists.push_back(step_list(n, low, order, rng));
+            for (const int gap : {6, n - 1}) {
+                for (const std::vector<int>& low : kLibraryLows) lists.push_back(step_list(n, low, order, rng, gap));
+            }
+            for (const Qubits& qubits : lists) {
                 const std::vector<double> reference = qmarg::marginal_probabilities(cpu, qubits);
                 for (MarginalStrategy strategy :
                      {MarginalStrategy::BinStationary, MarginalStrategy::BinStationaryAtomic, MarginalStrategy::Auto}) {
