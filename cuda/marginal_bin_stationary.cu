@@ -493,8 +493,8 @@ constexpr int kLogMinTasks = 3;
 // mean +0.003 (-0.018 to +0.023); the 154 cells whose plan stays level
 // (-0.003, the spread between the two processes). At n = 20 the same
 // blocks (128 of them, fewer than the SMs) lost 0.04 on average and up to
-// 0.11, hence the minimum count of blocks. Both precisions' plans of few and many parts
-// follow it; with the precision in the plan, the launch shape stays a
+// 0.11, hence the minimum count of blocks. The plans of few and of many parts
+// both follow it; with the precision in the plan, the launch shape stays a
 // function of (n, qubits, precision).
 constexpr int kLogMinWholeSegmentBlockBytes = 16;
 constexpr int kLogMinWholeSegmentBlocks = 9;
@@ -887,7 +887,8 @@ Launch make_plan(int n, const Qubits& qubits, Parts parts, bool single_precision
 // and sits on the critical path of every call, before the first launch; a
 // caller that asks for the same marginals again (a benchmark, a sampler, the
 // same observable after every circuit layer) finds them here. A plan is a
-// function of (n, qubits, parts) alone, so it holds on every device.
+// function of (n, qubits, parts, precision) alone, so it holds on every
+// device.
 class PlanCache {
 public:
     Launch get(int n, const Qubits& qubits, Parts parts, bool single_precision) {
@@ -993,8 +994,8 @@ __global__ void __launch_bounds__(kThreads) zero_bins_kernel(double* out, std::u
 constexpr std::uint64_t kMaxZeroBlocks = 1024;
 
 // Whether a plan runs bin_stationary_kernel's grouped form (kSegmentTasks =
-// 2^log_segment_tasks): segments of one or two tasks (at most one unselected
-// bit above the warp bits, so k >= n - 10), no unselected warp bit, none
+// 2^log_segment_tasks): segments of one or two tasks (unselected qubits only
+// among 0..5 and at most one more, so k >= n - 7), no unselected warp bit, none
 // split, and a multiple of kUnroll steps a block. Segments of one task are
 // k = n - 6 on the highest qubits in either order, for instance, where the
 // general loop ended a segment after every load, one chain of shuffles after

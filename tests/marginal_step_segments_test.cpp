@@ -2,8 +2,8 @@
 // grouped form with kSegmentTasks = 1, cuda/marginal_bin_stationary.cu):
 // qubit lists whose unselected qubits all lie among 0..5, so that bit 0 and
 // the lane bits hold them and each load is a segment of its own; and where
-// every second step does (kSegmentTasks = 2): one more unselected qubit above
-// them, the lowest or the highest of the state. Against the CPU reference on
+// every second step does (kSegmentTasks = 2): one more unselected qubit, 6 or
+// n - 1. Against the CPU reference on
 // fresh random states, float and double, with bit 0 selected or not and the
 // lane bits all or partly unselected, in ascending, descending and random
 // orders; bitwise equal on repeat. Lists of k <= n - 5 go through the library
