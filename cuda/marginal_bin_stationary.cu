@@ -499,9 +499,10 @@ constexpr int kLogMinTasks = 3;
 constexpr int kLogMinWholeSegmentBlockBytes = 16;
 constexpr int kLogMinWholeSegmentBlocks = 9;
 // The log2 of the tasks a block of whole segments runs at least, for a plan
-// of 2^task_bits tasks whose tau is 2^log_tau.
+// of 2^task_bits tasks whose tau is 2^log_tau: log_tau or log_tau + 1.
 int log_whole_segment_tau(int task_bits, int log_tau, bool single_precision) {
-    const int log_load_bytes = single_precision ? 4 : 5;  // one AmpPair<float> / AmpPair<double> a task
+    // A task is one load of an amplitude pair a thread.
+    const int log_load_bytes = __builtin_ctz(single_precision ? sizeof(AmpPair<float>) : sizeof(AmpPair<double>));
     const int log_min_tasks = kLogMinWholeSegmentBlockBytes - (kLaneBits + kWarpBits) - log_load_bytes;
     return std::max(log_tau, std::min(log_min_tasks, task_bits - kLogMinWholeSegmentBlocks));
 }
@@ -842,7 +843,7 @@ Launch make_plan(int n, const Qubits& qubits, Parts parts, bool single_precision
     const bool few_parts = parts != Parts::Many && n <= kFewPartsMaxQubits;
     const int log_tau = std::max(kLogMinTasks, task_bits - kLogTargetBlocks);
     const int log_whole_tau = log_whole_segment_tau(task_bits, log_tau, single_precision);
-    if (inner_bits > log_tau || inner_bits >= log_whole_tau) {
+    if (inner_bits >= log_whole_tau) {
         // Long segments: cut each into P parts of about tau tasks. The partial
         // rows are written and read once more (2 x P x 2^k x 8 bytes): P is
         // capped at 2^(n-k-kLogPartialShare) so that this stays within 1/128
