@@ -10,6 +10,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -211,6 +212,73 @@ TYPED_TEST(MarginalAtomicMergeTest, MatchesTheCpuReferenceAndBinStationaryElsewh
     // The highest 3 of 20 and the highest 4, descending, of 20 and 21: from n = 22 on the warps
     // of these plans hold unselected bits, and no warp writes bins of its own.
     EXPECT_GE(gathered, 3);
+}
+
+// BinStationaryAtomic called from several host threads at once: the plan
+// cache is shared, and every call's zeroing kernel, streaming kernel and
+// sum of copies must stay in order on the default stream while the other
+// threads queue theirs. Four threads, each calling every case three times in
+// its own order, on merges into the output and into copies of it, small and
+// large outputs (the lowest 14 of 22 qubits: 2^14 bins); every result
+// against the CPU reference.
+TYPED_TEST(MarginalAtomicMergeTest, ThreadsCallingAtOnceMatchTheCpuReference) {
+    const std::uint64_t seed = qmarg_test::fresh_seed();
+    SCOPED_TRACE("random seed " + std::to_string(seed));
+    const bool single = std::is_same<TypeParam, float>::value;
+    struct Case {
+        int state;  // index into states
+        Qubits qubits;
+        std::vector<double> cpu;
+    };
+    std::vector<StateVector<TypeParam>> states;
+    for (int n : {20, 22, 23}) {
+        states.emplace_back(n, Device::Gpu);
+        states.back().set_random_state(seed + static_cast<std::uint64_t>(n));
+    }
+    // In both precisions: few parts into the output, into copies of it (the
+    // lowest 6 of 22), many parts (n = 23).
+    std::vector<Case> cases = {{0, highest(20, 10), {}}, {1, {0}, {}},
+                               {1, lowest(4), {}},       {1, lowest(6), {}},
+                               {1, lowest(14), {}},      {1, highest(22, 10), {}},
+                               {2, highest(23, 12), {}}, {2, {0, 5, 10, 15, 20}, {}}};
+    for (Case& c : cases) {
+        const int n = states[c.state].num_qubits();
+        SCOPED_TRACE("n = " + std::to_string(n) + ", " + qmarg_test::describe(c.qubits));
+        ASSERT_NE(AtomicMerge::None, bin_stationary_atomic_merge(n, c.qubits, single)) << "a case of the atomic merge";
+        c.cpu = qmarg::marginal_probabilities(states[c.state].to(Device::Cpu), c.qubits);
+    }
+    const MarginalOptions atomic{MarginalStrategy::BinStationaryAtomic};
+    constexpr int kThreads = 4;
+    constexpr int kRounds = 3;
+    // results[t][r * cases + j]: thread t's round r of case j.
+    std::vector<std::vector<std::vector<double>>> results(kThreads);
+    std::vector<std::string> errors(kThreads);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+        threads.emplace_back([&, t] {
+            try {
+                for (int r = 0; r < kRounds; ++r) {
+                    for (std::size_t j = 0; j < cases.size(); ++j) {
+                        const Case& c = cases[(j + static_cast<std::size_t>(t)) % cases.size()];
+                        results[t].push_back(qmarg::marginal_probabilities(states[c.state], c.qubits, atomic));
+                    }
+                }
+            } catch (const std::exception& e) {
+                errors[t] = e.what();
+            }
+        });
+    }
+    for (std::thread& thread : threads) thread.join();
+    for (int t = 0; t < kThreads; ++t) {
+        ASSERT_EQ(errors[t], "") << "thread " << t;
+        ASSERT_EQ(results[t].size(), kRounds * cases.size());
+        for (std::size_t i = 0; i < results[t].size(); ++i) {
+            const Case& c = cases[(i % cases.size() + static_cast<std::size_t>(t)) % cases.size()];
+            SCOPED_TRACE("thread " + std::to_string(t) + ", call " + std::to_string(i) + ", " +
+                         qmarg_test::describe(c.qubits));
+            qmarg_test::expect_bins_near<TypeParam>(results[t][i], c.cpu);
+        }
+    }
 }
 
 #endif  // QMARG_TESTS_WITH_CUDA
