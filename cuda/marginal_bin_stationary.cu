@@ -572,6 +572,10 @@ struct Launch {
     // per instruction, in the KiB of the output that receives the most
     // (atomic_sectors_per_kib).
     std::uint64_t atomic_sectors_per_kib;
+    // Host only: whether gathering halves a block's sector requests
+    // (gather_halves_sectors), counted once with the plan rather than on
+    // every call (about 0.15 us of host time).
+    bool gathering_halves_sectors;
 };
 constexpr std::uint64_t kBinsPerSector = 4;  // doubles in a 32-byte sector
 constexpr std::uint64_t kBinsPerLine = 16;   // doubles in a 128-byte line
@@ -604,19 +608,55 @@ constexpr std::uint64_t kBinsPerKib = std::uint64_t{1} << kLogBinsPerKib;
 // writes and nothing is gathered there; n = 20, 21 and n >= 27 still gather.)
 constexpr int kLogGatherMinBlocksPerLine = 8;
 constexpr int kGatherMinInstructions = 8;
-bool gather_atomics_pay(const Plan& plan) {
+// Calls f(sectors) for each atomic instruction of a block, gathered or
+// not, with the distinct 32-byte sectors of the output (sorted) that its
+// lanes' bins fall into: the requests the instruction makes of the L2.
+template <class F>
+void for_each_atomic_instruction(const Plan& plan, bool gathered, F&& f) {
+    std::vector<std::uint64_t> sectors;
+    auto end_instruction = [&]() {
+        std::sort(sectors.begin(), sectors.end());
+        sectors.erase(std::unique(sectors.begin(), sectors.end()), sectors.end());
+        f(static_cast<const std::vector<std::uint64_t>&>(sectors));
+        sectors.clear();
+    };
+    if (gathered) {
+        const std::uint64_t ranks = std::uint64_t{1} << __builtin_popcountll(plan.gather_mask);
+        for (std::uint64_t r = 0; r < ranks; ++r) {
+            sectors.push_back(deposit_bits(r, plan.gather_mask) / kBinsPerSector);
+            if (r % 32 == 31 || r + 1 == ranks) end_instruction();
+        }
+        return;
+    }
+    for (int w = 0; w < kWarps; ++w) {
+        if (w & plan.nonselected_warp_mask) continue;
+        for (int second = 0; second <= plan.bit0_selected; ++second) {
+            for (int lane = 0; lane < 32; ++lane) {
+                if (lane & plan.nonselected_lane_mask) continue;
+                const std::uint64_t bin = plan.lane_bin[lane] | plan.warp_bin[w] | (second ? plan.bit0_bin : 0);
+                sectors.push_back(bin / kBinsPerSector);
+            }
+            end_instruction();
+        }
+    }
+}
+// Whether the blocks of a plan can gather (a split segment's blocks run one
+// segment each, which the kernel's gathering relies on) and at least
+// 2^kLogGatherMinBlocksPerLine of them add into the line of bin 0.
+bool gathering_may_pay(const Plan& plan) {
     static_assert(kWarps * 2 * 32 >= (1 << kIdentityBits), "warp_values holds a rank for every identity bin");
-    // A split segment's blocks run one segment each, which the kernel's gathering relies on.
     if (plan.log_parts == 0 || plan.log_segments_per_block != 0) return false;
-    const int instructions = (kWarps >> __builtin_popcount(plan.nonselected_warp_mask)) * (1 + plan.bit0_selected);
-    const int gathered = std::max(1, (1 << __builtin_popcountll(plan.gather_mask)) / 32);
     // Segments share the line of bin 0 where their outer bits select bin bits below kBinsPerLine.
     const std::uint64_t outer_bins = plan.outer_bits > 0 ? plan.flip_bin[plan.outer_bits - 1] : 0;
     const int log_segments_per_line = __builtin_popcountll(outer_bins & (kBinsPerLine - 1));
     const int log_copies = __builtin_popcountll(plan.copy_mask);
-    const int log_blocks_per_line = plan.log_parts + log_segments_per_line - log_copies;
-    return instructions >= kGatherMinInstructions && gathered < instructions &&
-           log_blocks_per_line >= kLogGatherMinBlocksPerLine;
+    return plan.log_parts + log_segments_per_line - log_copies >= kLogGatherMinBlocksPerLine;
+}
+bool gather_atomics_pay(const Plan& plan) {
+    if (!gathering_may_pay(plan)) return false;
+    const int instructions = (kWarps >> __builtin_popcount(plan.nonselected_warp_mask)) * (1 + plan.bit0_selected);
+    const int gathered = std::max(1, (1 << __builtin_popcountll(plan.gather_mask)) / 32);
+    return instructions >= kGatherMinInstructions && gathered < instructions;
 }
 
 // The sectors that the atomics of the whole call add into, in the KiB of
@@ -629,40 +669,59 @@ bool gather_atomics_pay(const Plan& plan) {
 std::uint64_t atomic_sectors_per_kib(const Plan& plan) {
     if (plan.log_parts == 0) return 0;  // nothing is merged with atomics
     std::vector<std::uint64_t> sectors_in_kib;  // indexed by the KiB of the output
-    std::vector<std::uint64_t> instruction;     // the sectors of one instruction
-    auto add_instruction = [&]() {
-        std::sort(instruction.begin(), instruction.end());
-        instruction.erase(std::unique(instruction.begin(), instruction.end()), instruction.end());
-        for (std::uint64_t sector : instruction) {
+    for_each_atomic_instruction(plan, plan.gather_atomics, [&](const std::vector<std::uint64_t>& sectors) {
+        for (std::uint64_t sector : sectors) {
             const std::uint64_t kib = sector / (kBinsPerKib / kBinsPerSector);
             if (kib >= sectors_in_kib.size()) sectors_in_kib.resize(kib + 1, 0);
             ++sectors_in_kib[kib];
         }
-        instruction.clear();
-    };
-    if (plan.gather_atomics) {
-        const std::uint64_t ranks = std::uint64_t{1} << __builtin_popcountll(plan.gather_mask);
-        for (std::uint64_t r = 0; r < ranks; ++r) {
-            instruction.push_back(deposit_bits(r, plan.gather_mask) / kBinsPerSector);
-            if (r % 32 == 31 || r + 1 == ranks) add_instruction();
-        }
-    } else {
-        for (int w = 0; w < kWarps; ++w) {
-            if (w & plan.nonselected_warp_mask) continue;
-            for (int second = 0; second <= plan.bit0_selected; ++second) {
-                for (int lane = 0; lane < 32; ++lane) {
-                    if (lane & plan.nonselected_lane_mask) continue;
-                    const std::uint64_t bin = plan.lane_bin[lane] | plan.warp_bin[w] | (second ? plan.bit0_bin : 0);
-                    instruction.push_back(bin / kBinsPerSector);
-                }
-                add_instruction();
-            }
-        }
-    }
+    });
     const std::uint64_t outer_bins = plan.outer_bits > 0 ? plan.flip_bin[plan.outer_bits - 1] : 0;
     const int log_segments_per_kib = __builtin_popcountll(outer_bins & (kBinsPerKib - 1));
     const std::uint64_t block_sectors = *std::max_element(sectors_in_kib.begin(), sectors_in_kib.end());
     return block_sectors << (plan.log_parts + log_segments_per_kib);
+}
+
+// Whether, on states of up to 2^kGatherSectorsMaxQubits amplitudes, a
+// block of the atomic merge into the output itself gathers its bins also
+// where that saves no instruction (gather_atomics_pay) but halves the
+// sector requests of its atomics, from at least kGatherMinSectors (with at
+// least 2^8 blocks on a line, as there): on the lowest qubits bit 0 and the
+// lanes select neighbouring bins, so a lane's two bins share a sector, and
+// each of the writer warp's two instructions requests every sector of the
+// block's bins, half of each; gathered, each sector comes whole in one
+// instruction (the L2 serialises requests, not additions). Measured on an
+// H100 first with gathering forced wherever a block's one segment allows
+// it (Auto, n = 22, 24, 26, k = 2..6 and 8, lowest, random and scattered
+// qubits, both precisions, three runs each, alternating): where it halved
+// 2 or 4 sectors (k <= 3), saved none (random, scattered) or added into
+// copies of the output (the lowest 6) the barrier cost 0.005 to 0.017, and
+// at n = 26 the lowest 4, 5 and 8 moved by -0.01 to +0.008. With this rule
+// (n = 22..24, k = 3..6 and 10, lowest and random qubits, three runs each,
+// alternating with the rule before), in the cells it changes: the lowest 5
+// (16 sectors -> 8, few parts into the output) float n = 24 0.898-0.900 ->
+// 0.921-0.926, n = 23 0.815-0.818 -> 0.864-0.866, n = 22 0.707-0.712 ->
+// 0.773-0.777; double n = 24 0.913-0.926 -> 0.933-0.948, n = 23
+// 0.908-0.910 -> 0.942-0.944, n = 22 0.820-0.822 -> 0.878-0.880; the
+// lowest 4 (8 -> 4) float n = 22 0.775-0.783 -> 0.798-0.801, elsewhere
+// -0.001 to +0.006. The cells it leaves alone were level.
+constexpr int kGatherSectorsMaxQubits = 24;
+constexpr std::uint64_t kGatherMinSectors = 8;
+// The sector requests of one block's atomics.
+std::uint64_t block_atomic_sectors(const Plan& plan, bool gathered) {
+    std::uint64_t requests = 0;
+    for_each_atomic_instruction(plan, gathered,
+                                [&](const std::vector<std::uint64_t>& sectors) { requests += sectors.size(); });
+    return requests;
+}
+bool gathering_halves_sectors(const Plan& plan) {
+    const std::uint64_t sectors = block_atomic_sectors(plan, false);
+    return sectors >= kGatherMinSectors && 2 * block_atomic_sectors(plan, true) <= sectors;
+}
+bool gather_halves_sectors(int num_qubits, const Launch& launch) {
+    const Plan& plan = launch.plan;
+    return num_qubits <= kGatherSectorsMaxQubits && plan.copy_mask == 0 && gathering_may_pay(plan) &&
+           launch.gathering_halves_sectors;
 }
 
 // The order a block counts its segments in (Plan::flip_index): first the
@@ -881,6 +940,7 @@ Launch make_plan(int n, const Qubits& qubits, Parts parts, bool single_precision
     Plan into_out = plan;
     into_out.gather_atomics = gather_atomics_pay(into_out);
     launch.atomic_sectors_per_kib = atomic_sectors_per_kib(into_out);
+    launch.gathering_halves_sectors = gathering_halves_sectors(plan);
     return launch;
 }
 
@@ -1384,7 +1444,8 @@ MergePlan choose_plan_and_merge(int num_qubits, const Qubits& qubits, bool singl
 // ... and whether its atomics are gathered per block.
 MergePlan choose_merge(int num_qubits, const Qubits& qubits, bool single_precision, bool atomics_allowed) {
     MergePlan chosen = choose_plan_and_merge(num_qubits, qubits, single_precision, atomics_allowed);
-    chosen.launch.plan.gather_atomics = chosen.atomic && gather_atomics_pay(chosen.launch.plan);
+    chosen.launch.plan.gather_atomics = chosen.atomic && (gather_atomics_pay(chosen.launch.plan) ||
+                                                          gather_halves_sectors(num_qubits, chosen.launch));
     return chosen;
 }
 

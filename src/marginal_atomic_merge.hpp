@@ -39,7 +39,8 @@ enum class AtomicMerge {
 };
 AtomicMerge bin_stationary_atomic_merge(int num_qubits, const Qubits& qubits, bool single_precision);
 // Whether, merging with atomics, each block gathers its bins in shared
-// memory first and adds them from consecutive threads (gather_atomics_pay).
+// memory first and adds them from consecutive threads (gather_atomics_pay,
+// gather_halves_sectors).
 bool bin_stationary_atomics_gathered(int num_qubits, const Qubits& qubits, bool single_precision);
 
 }  // namespace gpu

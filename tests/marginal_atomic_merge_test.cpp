@@ -118,13 +118,16 @@ TEST(MarginalAtomicMergeRule, MergesWithAtomicsWhereThatWasMeasuredFaster) {
 }
 
 // Gathered atomics where every warp of a block writes and at least 2^8
-// blocks add into one line (one bin a warp, qubit 0 or not), not where a
-// block's atomics take one or two instructions, where fewer blocks meet on a
+// blocks add into one line (one bin a warp, qubit 0 or not), and on states
+// of up to 2^24 amplitudes where gathering halves a block's sector requests
+// from 8 or more (the lowest 4 and 5 qubits, whose lanes' two bins share
+// sectors); not where a block's atomics take one or two instructions in one
+// or two sectors (one qubit; the lowest 3), where fewer blocks meet on a
 // line (the highest 6 qubits of 22; the copies of the output), where the
 // warps hold unselected bits (4 spread qubits of 22 and 24 on states of up
-// to 2^26 amplitudes, unselected_warp_bits_pay), nor where nothing is merged
-// with atomics.
-TEST(MarginalAtomicMergeRule, GathersAtomicsWhereManyInstructionsMeetOnALine) {
+// to 2^26 amplitudes, unselected_warp_bits_pay), on the lowest 5 of 26
+// qubits, nor where nothing is merged with atomics.
+TEST(MarginalAtomicMergeRule, GathersAtomicsWhereManyInstructionsOrSectorsMeetOnALine) {
     using qmarg::gpu::bin_stationary_atomics_gathered;
     for (bool single : {false, true}) {
         SCOPED_TRACE(single ? "float" : "double");
@@ -134,8 +137,12 @@ TEST(MarginalAtomicMergeRule, GathersAtomicsWhereManyInstructionsMeetOnALine) {
         EXPECT_TRUE(bin_stationary_atomics_gathered(27, {26, 25, 24, 23}, single));
         EXPECT_TRUE(bin_stationary_atomics_gathered(28, {0, 9, 18, 27}, single));
         EXPECT_TRUE(bin_stationary_atomics_gathered(28, highest(28, 3), single));
+        EXPECT_TRUE(bin_stationary_atomics_gathered(22, lowest(4), single));  // 8 sectors -> 4
+        EXPECT_TRUE(bin_stationary_atomics_gathered(22, lowest(5), single));  // 16 -> 8
+        EXPECT_TRUE(bin_stationary_atomics_gathered(24, lowest(5), single));
         EXPECT_FALSE(bin_stationary_atomics_gathered(22, {0}, single));
-        EXPECT_FALSE(bin_stationary_atomics_gathered(22, lowest(4), single));
+        EXPECT_FALSE(bin_stationary_atomics_gathered(22, lowest(3), single));  // 4 sectors -> 2
+        EXPECT_FALSE(bin_stationary_atomics_gathered(26, lowest(5), single));
         EXPECT_FALSE(bin_stationary_atomics_gathered(22, highest(22, 6), single));
         EXPECT_FALSE(bin_stationary_atomics_gathered(22, {0, 7, 14, 21}, single));  // unselected warp bits
         EXPECT_FALSE(bin_stationary_atomics_gathered(24, {0, 7, 15, 23}, single));
