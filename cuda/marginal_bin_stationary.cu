@@ -1259,9 +1259,9 @@ bool copies_of_output_pay(int num_qubits, int k, const Launch& few) {
 // plan's atomic_sectors_per_kib, which has to stay under 2^(n -
 // kLogSectorShare) for either precision. Under that bound many parts add
 // into the output itself, unless copies_of_output_pay on few parts; beyond
-// it they add into copies of the output (8 times fewer sectors a KiB, for
-// one more kernel) where few parts would take copies too; otherwise few
-// parts run as before. Measured on an
+// it few parts run, adding into the output itself where they would take
+// copies (below: many parts into copies, before gathering, measured slower)
+// and as before otherwise. Measured on an
 // H100 (BinStationaryAtomic, n = 22..26, k = 1..12, five layouts, both
 // precisions, two runs alternating of the rule before, of many parts into
 // the output and of many parts into 8 copies, wherever many parts are more
@@ -1290,13 +1290,22 @@ bool copies_of_output_pay(int num_qubits, int k, const Launch& few) {
 // scattered -0.016 to -0.026. Under the bound many parts stayed ahead
 // (float n = 24, k = 3..6 on high or descending qubits, 2^13: 0.95 against
 // 0.90-0.93).
+// Beyond the bound where few parts would take copies, many parts added into
+// copies of the output, which the lowest 6 qubits (in any order) of a float
+// state of 2^24 to 2^26 amplitudes alone reached. Once few parts into the
+// output gathered their atomics there (gather_halves_sectors, n <= 24),
+// they ran ahead (H100, Auto, four runs each, alternating): float n = 24,
+// the lowest 6 0.873-0.889 -> 0.923-0.925, n = 25 0.896-0.916 ->
+// 0.915-0.927, n = 26 (not gathered) 0.951-0.956 -> 0.959-0.966; in
+// descending order level (-0.005 to +0.002). Few parts into copies measured
+// no faster than many parts into copies (0.888-0.894 at n = 24).
 constexpr int kLogSectorShare = 10;
-enum class SmallStateMerge { IntoOutput, IntoCopies, FewParts };
+enum class SmallStateMerge { ManyPartsIntoOutput, FewPartsIntoOutput, FewParts };
 SmallStateMerge small_state_many_parts_merge(int num_qubits, const Launch& many, bool copies_pay_on_few) {
     if (num_qubits > kFewPartsMaxQubits || many.plan.log_parts < kLogCopies) return SmallStateMerge::FewParts;
     const bool few_requests = many.atomic_sectors_per_kib < (std::uint64_t{1} << (num_qubits - kLogSectorShare));
-    if (copies_pay_on_few) return few_requests ? SmallStateMerge::FewParts : SmallStateMerge::IntoCopies;
-    return few_requests ? SmallStateMerge::IntoOutput : SmallStateMerge::FewParts;
+    if (copies_pay_on_few) return few_requests ? SmallStateMerge::FewParts : SmallStateMerge::FewPartsIntoOutput;
+    return few_requests ? SmallStateMerge::ManyPartsIntoOutput : SmallStateMerge::FewParts;
 }
 
 // Whether the plan of few parts runs in place of many parts with atomics:
@@ -1388,9 +1397,9 @@ bool segments_interleave_finely(const Launch& many) {
 // the plan of few parts with partial rows. BinStationaryAtomic runs the plan
 // of many parts where it has more than 2^kLogFewBlocks blocks and atomics pay
 // on it (atomic_merge_pays, unless whole_segments_pay, or on small states
-// small_state_many_parts_merge, which can also choose copies of the output),
-// and otherwise the plan of few parts, with atomics into copies of the
-// output where copies_of_output_pay, into the output itself where
+// small_state_many_parts_merge, which can also choose few parts into the
+// output), and otherwise the plan of few parts, with atomics into copies of
+// the output where copies_of_output_pay, into the output itself where
 // atomic_merge_pays (else exactly BinStationary). A float state skips many
 // parts where segments_interleave_finely. Where partial_rows_pay,
 // BinStationary's merge replaces many parts and copies of the output.
@@ -1429,9 +1438,10 @@ MergePlan choose_plan_and_merge(int num_qubits, const Qubits& qubits, bool singl
             }
             const bool copies_pay_on_few = copies_of_output_pay(num_qubits, k, few);
             switch (small_state_many_parts_merge(num_qubits, many, copies_pay_on_few)) {
-                case SmallStateMerge::IntoOutput: return unless_partial_rows_pay({many, Parts::Many, true});
-                case SmallStateMerge::IntoCopies:
-                    return unless_partial_rows_pay({with_copies_of_output(many), Parts::Many, true});
+                case SmallStateMerge::ManyPartsIntoOutput:
+                    return unless_partial_rows_pay({many, Parts::Many, true});
+                case SmallStateMerge::FewPartsIntoOutput:
+                    return unless_partial_rows_pay({few, few_parts, true});
                 case SmallStateMerge::FewParts: break;
             }
         }
@@ -1527,11 +1537,8 @@ AtomicMerge bin_stationary_atomic_merge(int num_qubits, const Qubits& qubits, bo
     if (!has_merge(num_qubits, qubits, single_precision)) return AtomicMerge::None;
     const MergePlan chosen = choose_merge(num_qubits, qubits, single_precision, true);
     if (!chosen.atomic) return AtomicMerge::None;
-    const bool many = chosen.parts == Parts::Many;
-    if (chosen.launch.plan.copy_mask != 0) {
-        return many ? AtomicMerge::ManyPartsIntoCopies : AtomicMerge::FewPartsIntoCopies;
-    }
-    return many ? AtomicMerge::ManyParts : AtomicMerge::FewParts;
+    if (chosen.parts == Parts::Many) return AtomicMerge::ManyParts;  // never into copies
+    return chosen.launch.plan.copy_mask != 0 ? AtomicMerge::FewPartsIntoCopies : AtomicMerge::FewParts;
 }
 
 bool bin_stationary_atomics_gathered(int num_qubits, const Qubits& qubits, bool single_precision) {

@@ -25,16 +25,15 @@ enum class AtomicMerge {
     ManyParts,
     // Atomics on BinStationary's plan of few parts, where they do not pay on
     // many parts, many parts are at most 2^10 blocks, or (float) many parts
-    // would interleave their segments finely.
+    // would interleave their segments finely; and on states of up to 2^26
+    // amplitudes where many parts would meet in too many requests on one KiB
+    // of the output and few parts would meet often enough to take copies
+    // (the lowest 6 qubits of a float state of 2^24 to 2^26 amplitudes).
     FewParts,
     // Atomics into 8 copies of the output, which a last kernel adds up, on
-    // the plan of many parts: where it has more than 2^10 blocks on a state
-    // of up to 2^26 amplitudes, its atomics would meet in too many requests
-    // on one KiB of the output, and few parts would take copies too.
-    ManyPartsIntoCopies,
-    // The same on the plan of few parts: where its one segment's parts would
-    // meet too often on the output itself, and many parts are at most 2^10
-    // blocks or meet in no more requests than the output itself allows.
+    // the plan of few parts: where its one segment's parts would meet too
+    // often on the output itself, and many parts are at most 2^10 blocks or
+    // meet in no more requests than the output itself allows.
     FewPartsIntoCopies,
 };
 AtomicMerge bin_stationary_atomic_merge(int num_qubits, const Qubits& qubits, bool single_precision);

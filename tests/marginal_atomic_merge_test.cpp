@@ -54,9 +54,9 @@ using qmarg::gpu::bin_stationary_atomic_merge;
 // bins on high qubits and for 4 spread ones (whose warps hold unselected
 // bits, unselected_warp_bits_pay), where many parts are 4096 blocks, and on
 // small states wherever the requests that meet on a KiB of the output stay
-// under 2^(n - 10) in either precision (3 bins on the highest qubits); into
-// copies of the output on many parts where they would not and few parts
-// would add into copies too (the lowest 6 qubits); on few parts where many
+// under 2^(n - 10) in either precision (3 bins on the highest qubits); on
+// few parts into the output where they would not and few parts would meet
+// often enough to take copies (the lowest 6 qubits, in any order); on few parts where many
 // parts are only 1024 blocks (n = 22) or would meet too often (the lowest 3
 // to 5 qubits, or 5 of them and one more), where unselected warp bits leave
 // few parts of several short segments (the lowest 8 or 10 qubits), and in
@@ -68,8 +68,9 @@ using qmarg::gpu::bin_stationary_atomic_merge;
 // of 22); partial rows where few parts of two segments meet on 128 bins (the
 // lowest 7 qubits of 22); nothing to merge where no segment is split, on the
 // transposed path and on the small-state kernel. On double states of 2^24 to
-// 2^26 amplitudes BinStationary's partial rows replace many parts and copies
-// of the output (few parts into the output stay), and on larger states many
+// 2^26 amplitudes BinStationary's partial rows replace many parts, copies
+// of the output and the few parts that stand in for them (few parts into
+// the output otherwise stay), and on larger states many
 // parts run as everywhere. Where atomics pay on many parts but few parts
 // split no segment, the length of those few parts' blocks decides: the
 // highest 12 of 26 qubits run few parts, nothing merged, in float too (at
@@ -93,9 +94,10 @@ TEST(MarginalAtomicMergeRule, MergesWithAtomicsWhereThatWasMeasuredFaster) {
     expect(M::ManyParts, M::ManyParts, 28, {0});
     expect(M::ManyParts, M::ManyParts, 30, {0});
     expect(M::ManyParts, M::ManyParts, 28, lowest(6));
-    expect(M::None, M::ManyPartsIntoCopies, 24, lowest(6));
+    expect(M::None, M::FewParts, 24, lowest(6));
     expect(M::FewParts, M::FewParts, 24, {0, 1, 2, 3, 4, 23});
-    expect(M::None, M::ManyPartsIntoCopies, 26, lowest(6));
+    expect(M::None, M::FewParts, 26, lowest(6));
+    expect(M::None, M::FewParts, 25, {5, 4, 3, 2, 1, 0});
     expect(M::FewParts, M::FewParts, 24, lowest(3));
     expect(M::FewParts, M::FewParts, 24, lowest(4));
     expect(M::FewParts, M::FewParts, 24, lowest(5));
@@ -162,7 +164,7 @@ TYPED_TEST(MarginalAtomicMergeTest, MatchesTheCpuReferenceAndBinStationaryElsewh
     const bool single = std::is_same<TypeParam, float>::value;
     const MarginalOptions atomic{MarginalStrategy::BinStationaryAtomic};
     const MarginalOptions engine{MarginalStrategy::BinStationary};
-    int outcomes[5] = {0, 0, 0, 0, 0};  // indexed by AtomicMerge
+    int outcomes[4] = {0, 0, 0, 0};  // indexed by AtomicMerge
     int gathered = 0;                    // of those with atomics, how many gather them per block
     for (int n : {12, 14, 16, 18, 20, 21, 22, 23, 24}) {
         StateVector<TypeParam> gpu(n, Device::Gpu);
@@ -213,9 +215,6 @@ TYPED_TEST(MarginalAtomicMergeTest, MatchesTheCpuReferenceAndBinStationaryElsewh
     EXPECT_GE(outcomes[static_cast<int>(AtomicMerge::None)], 10);
     EXPECT_GE(outcomes[static_cast<int>(AtomicMerge::ManyParts)], 3);
     EXPECT_GE(outcomes[static_cast<int>(AtomicMerge::FewParts)], 20);
-    // Double states of 2^24 amplitudes take partial rows in place of copies
-    // of the output on many parts, which smaller ones do not reach.
-    if (single) EXPECT_GE(outcomes[static_cast<int>(AtomicMerge::ManyPartsIntoCopies)], 1);  // lowest 6 of 24
     EXPECT_GE(outcomes[static_cast<int>(AtomicMerge::FewPartsIntoCopies)], 4);  // lowest 6 of 20..23
     // The highest 3 of 20 and the highest 4, descending, of 20 and 21: from n = 22 on the warps
     // of these plans hold unselected bits, and no warp writes bins of its own.

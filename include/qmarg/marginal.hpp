@@ -140,8 +140,9 @@ enum class MarginalStrategy {
     // instruction's sectors of a line), which the L2 serialises, and
     // where too many would, it keeps partial rows, cuts fewer parts or adds
     // into copies of the output that one more kernel adds up; where every
-    // warp of a block holds bins, the block gathers them so that its atomics
-    // on one line come in one instruction. On double states of 2^24 to 2^26
+    // warp of a block holds bins, or where a block's bins would come half a
+    // sector at a time, the block gathers them so that its atomics on one
+    // line come in one instruction. On double states of 2^24 to 2^26
     // amplitudes BinStationary's partial rows measured faster than atomics
     // on short parts and than copies of the output, so there it adds with
     // atomics only on BinStationary's own parts, where those pay.
