@@ -1402,7 +1402,8 @@ bool segments_interleave_finely(const Launch& many) {
 // the output where copies_of_output_pay, into the output itself where
 // atomic_merge_pays (else exactly BinStationary). A float state skips many
 // parts where segments_interleave_finely. Where partial_rows_pay,
-// BinStationary's merge replaces many parts and copies of the output.
+// BinStationary's merge replaces many parts, copies of the output and the
+// few parts into the output that small_state_many_parts_merge chooses.
 // Many parts pay for their atomics only where their blocks come in several
 // waves: measured on an H100 (n = 22..26, both precisions, the cells where
 // atomics pay on many parts), few parts were level or ahead wherever many

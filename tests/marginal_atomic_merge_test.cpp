@@ -4,8 +4,8 @@
 // States of n = 12..24 qubits, fresh and random; the qubit lists are the
 // benchmark's layouts plus random ones, so that every outcome of the rule
 // (no atomics, atomics on many parts, on few parts, into copies of the
-// output on either; on many parts in float only) occurs. Failures name the
-// seed, n and the qubit list.
+// output on few parts) occurs. Failures name the seed, n and the qubit
+// list.
 #include <algorithm>
 #include <cstring>
 #include <random>
@@ -56,10 +56,11 @@ using qmarg::gpu::bin_stationary_atomic_merge;
 // small states wherever the requests that meet on a KiB of the output stay
 // under 2^(n - 10) in either precision (3 bins on the highest qubits); on
 // few parts into the output where they would not and few parts would meet
-// often enough to take copies (the lowest 6 qubits, in any order); on few parts where many
-// parts are only 1024 blocks (n = 22) or would meet too often (the lowest 3
-// to 5 qubits, or 5 of them and one more), where unselected warp bits leave
-// few parts of several short segments (the lowest 8 or 10 qubits), and in
+// often enough to take copies (the lowest 6 qubits, in any order); on few
+// parts where many parts are only 1024 blocks (n = 22) or would meet too
+// often (the lowest 3 to 5 qubits, or 5 of them and one more), where
+// unselected warp bits leave few parts of several short segments (the
+// lowest 8 or 10 qubits), and in
 // float where many parts would interleave their segments finely (4 or more
 // selected bits below their warps' highest: the lowest 10 of 24 and 12 of 26,
 // qubits 6..9 and 23 of 24; qubits 6..8 and 23 stay on many parts);
@@ -142,6 +143,8 @@ TEST(MarginalAtomicMergeRule, GathersAtomicsWhereManyInstructionsOrSectorsMeetOn
         EXPECT_TRUE(bin_stationary_atomics_gathered(22, lowest(4), single));  // 8 sectors -> 4
         EXPECT_TRUE(bin_stationary_atomics_gathered(22, lowest(5), single));  // 16 -> 8
         EXPECT_TRUE(bin_stationary_atomics_gathered(24, lowest(5), single));
+        // Few parts into the output in float (32 sectors -> 16); partial rows in double.
+        EXPECT_EQ(single, bin_stationary_atomics_gathered(24, lowest(6), single));
         EXPECT_FALSE(bin_stationary_atomics_gathered(22, {0}, single));
         EXPECT_FALSE(bin_stationary_atomics_gathered(22, lowest(3), single));  // 4 sectors -> 2
         EXPECT_FALSE(bin_stationary_atomics_gathered(26, lowest(5), single));
