@@ -617,7 +617,7 @@ void for_each_atomic_instruction(const Plan& plan, bool gathered, F&& f) {
     auto end_instruction = [&]() {
         std::sort(sectors.begin(), sectors.end());
         sectors.erase(std::unique(sectors.begin(), sectors.end()), sectors.end());
-        f(static_cast<const std::vector<std::uint64_t>&>(sectors));
+        f(sectors);
         sectors.clear();
     };
     if (gathered) {
@@ -714,7 +714,7 @@ std::uint64_t block_atomic_sectors(const Plan& plan, bool gathered) {
                                 [&](const std::vector<std::uint64_t>& sectors) { requests += sectors.size(); });
     return requests;
 }
-bool gathering_halves_sectors(const Plan& plan) {
+bool halves_sector_requests(const Plan& plan) {
     const std::uint64_t sectors = block_atomic_sectors(plan, false);
     return sectors >= kGatherMinSectors && 2 * block_atomic_sectors(plan, true) <= sectors;
 }
@@ -936,11 +936,14 @@ Launch make_plan(int n, const Qubits& qubits, Parts parts, bool single_precision
         plan.warp_rank[w] = static_cast<std::uint16_t>(extract_bits(plan.warp_bin[w], plan.gather_mask));
     plan.bit0_rank = static_cast<std::uint16_t>(extract_bits(plan.bit0_bin, plan.gather_mask));
 
-    // As the atomic merge would run the plan into the output itself.
+    // As the atomic merge would run the plan into the output itself, gathered
+    // where gather_atomics_pay: the bound that small_state_many_parts_merge
+    // puts on this count was fitted on it (gather_halves_sectors, which came
+    // later, decides on the chosen plan only and moves no merge).
     Plan into_out = plan;
     into_out.gather_atomics = gather_atomics_pay(into_out);
     launch.atomic_sectors_per_kib = atomic_sectors_per_kib(into_out);
-    launch.gathering_halves_sectors = gathering_halves_sectors(plan);
+    launch.gathering_halves_sectors = halves_sector_requests(plan);
     return launch;
 }
 
