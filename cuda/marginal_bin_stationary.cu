@@ -1432,6 +1432,7 @@ MergePlan choose_plan_and_merge(int num_qubits, const Qubits& qubits, bool singl
     const auto unless_partial_rows_pay = [&](const MergePlan& chosen) {
         return partial_rows_pay(num_qubits, single_precision) ? partial_rows : chosen;
     };
+    const bool copies_pay_on_few = atomics_allowed && copies_of_output_pay(num_qubits, k, few);
     if (atomics_allowed) {
         const Launch many = cached_plan(num_qubits, qubits, Parts::Many, single_precision);
         const bool many_pay = !(single_precision && segments_interleave_finely(many));
@@ -1440,7 +1441,6 @@ MergePlan choose_plan_and_merge(int num_qubits, const Qubits& qubits, bool singl
                 if (whole_segments_pay(num_qubits, single_precision, few)) return partial_rows;
                 return unless_partial_rows_pay({many, Parts::Many, true});
             }
-            const bool copies_pay_on_few = copies_of_output_pay(num_qubits, k, few);
             switch (small_state_many_parts_merge(num_qubits, many, copies_pay_on_few)) {
                 case SmallStateMerge::ManyPartsIntoOutput:
                     return unless_partial_rows_pay({many, Parts::Many, true});
@@ -1450,7 +1450,7 @@ MergePlan choose_plan_and_merge(int num_qubits, const Qubits& qubits, bool singl
             }
         }
     }
-    if (atomics_allowed && copies_of_output_pay(num_qubits, k, few)) {
+    if (copies_pay_on_few) {
         return unless_partial_rows_pay({with_copies_of_output(few), few_parts, true});
     }
     return {few, few_parts, atomics_allowed && atomic_merge_pays(num_qubits, k, few)};
