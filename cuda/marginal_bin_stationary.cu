@@ -113,6 +113,11 @@ struct Plan {
     std::uint16_t lane_rank[32];
     std::uint16_t warp_rank[kWarps];
     std::uint16_t bit0_rank;
+    // Whether warp bits 0 and 1 hold bin bits 0 and 1, every lane bit is
+    // selected and no segment is split (make_plan): then each sector of four
+    // bins is held by four warps of a block, and the general loop's
+    // kSectorStores form writes it whole (bin_stationary_kernel).
+    int sector_stores = 0;
 };
 
 // The kernels of the second pass are launched with programmatic dependent
@@ -209,7 +214,30 @@ __device__ __forceinline__ void combine_lanes(const Plan& plan, double (&sum0)[N
     }
 }
 
-template <class Real, int kUnroll, Merge kMerge, StateLoads kLoads, int kSegmentTasks = 0>
+// kSectorStores (the general loop only, where plan.sector_stores): at each
+// segment end the 4 warps that differ in warp bits 0 and 1 (bins 0 and 1)
+// trade their sums through shared memory, so that 4 neighbouring lanes store
+// the 4 bins of one 32-byte sector: a store instruction writes 8 whole
+// sectors where it wrote 32 bins in 32 sectors (each thread stores the sums
+// of another one; every sum is the same, so the bins are the same bits).
+// Written for k close to n on qubit lists in random order, where the lanes
+// hold bins scattered over the output (the sweep's double n = 24, k = 20:
+// lanes on bins 7, 15, 8, 6, 11), and every scattered 8-byte store is an L2
+// tag lookup, a crossbar slot and mostly a hop across the L2 halves
+// (docs/marginal_engine.md, "What the output costs"). In the sweep's grid
+// only that cell runs it (float runs the transposed path there). Measured
+// on an H100 against the kernels before (`qmarg bench marginal`, n = 24, 26,
+// k = 16, 18, 20, lowest, descending and random qubits, both precisions,
+// Auto and BinStationary, two runs each, alternating): the sweep's order
+// 0.890-0.896 -> 0.910-0.913, every other cell level within the runs'
+// spread; an earlier form gave 0.886-0.893 -> 0.899-0.907 in two more
+// commands. The exchange has an instance of its
+// own: as a runtime branch of the common kernel, with barriers of the four
+// warps alone (bar.sync 1 and 2, 128 threads), ptxas took the general
+// kernels from 60-62 to 77-80 registers, and float cells that never took the
+// branch lost 0.01 to 0.03; block barriers leave the registers as they were
+// (a barrier id in a register instead reserves all 16 barriers).
+template <class Real, int kUnroll, Merge kMerge, StateLoads kLoads, int kSegmentTasks = 0, bool kSectorStores = false>
 __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<Real>* amps2, Plan plan,
                                                                   double* out, double* partials) {
     __shared__ double warp_values[kWarps][2][32];
@@ -217,7 +245,12 @@ __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<
     const int lane = threadIdx.x % 32;
     const int warp = threadIdx.x / 32;
     const std::uint64_t thread_index = plan.lane_offset[lane] | plan.warp_offset[warp];
-    const std::uint64_t thread_bin = plan.lane_bin[lane] | plan.warp_bin[warp];
+    static_assert(!kSectorStores || (kSegmentTasks == 0 && kMerge == Merge::PartialRows), "the general loop, unsplit");
+    // The bins this thread stores: its own, or with kSectorStores those of
+    // lane store_lane of warp store_warp (bin bits 0, 1 from lane bits 0, 1).
+    const int store_lane = kSectorStores ? (warp & 3) * 8 + lane / 4 : lane;
+    const int store_warp = kSectorStores ? (warp & ~3) | (lane & 3) : warp;
+    const std::uint64_t thread_bin = plan.lane_bin[store_lane] | plan.warp_bin[store_warp];
     const bool writer_lane = (lane & plan.nonselected_lane_mask) == 0;
 
     const std::uint64_t unit = blockIdx.x;
@@ -350,6 +383,21 @@ __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<
                     for (unsigned r = threadIdx.x; r < ranks; r += kThreads) {
                         atomicAdd(dest + (sum_bin | deposit_bits(r, plan.gather_mask)), ranked[r]);
                     }
+                } else if (kSectorStores) {
+                    // warp_values as [acc][warp][lane], each warp's lanes
+                    // XOR-swizzled by 8 (warp & 3) so that the gathering reads
+                    // take two wavefronts; the second barrier keeps the next
+                    // segment's sums out until every thread has read these.
+                    double* values = &warp_values[0][0][0];
+                    const int swizzle = (warp & 3) << 3;
+                    values[warp * 32 + (lane ^ swizzle)] = acc0[0];
+                    values[(kWarps + warp) * 32 + (lane ^ swizzle)] = acc1[0];
+                    __syncthreads();
+                    const int slot = store_warp * 32 + (store_lane ^ ((lane & 3) << 3));
+                    const std::uint64_t bin = thread_bin | sum_bin;
+                    dest[bin] = values[slot];
+                    if (plan.bit0_selected) dest[bin | plan.bit0_bin] = values[kWarps * 32 + slot];
+                    __syncthreads();
                 } else if (writer_lane && (warp & plan.nonselected_warp_mask) == 0) {
                     const std::uint64_t bin = thread_bin | sum_bin;
                     if (add_into_out) {
@@ -935,6 +983,8 @@ Launch make_plan(int n, const Qubits& qubits, Parts parts, bool single_precision
     for (int w = 0; w < kWarps; ++w)
         plan.warp_rank[w] = static_cast<std::uint16_t>(extract_bits(plan.warp_bin[w], plan.gather_mask));
     plan.bit0_rank = static_cast<std::uint16_t>(extract_bits(plan.bit0_bin, plan.gather_mask));
+    plan.sector_stores = plan.log_parts == 0 && plan.nonselected_lane_mask == 0 && plan.nonselected_warp_mask == 0 &&
+                         plan.warp_bin[1] == 1 && plan.warp_bin[2] == 2;
 
     // As the atomic merge would run the plan into the output itself, gathered
     // where gather_atomics_pay: the bound that small_state_many_parts_merge
@@ -1104,6 +1154,9 @@ void run_plan(const AmpPair<Real>* amps2, const Launch& launch, double* out) {
                 bin_stationary_kernel<Real, kUnroll, Merge::PartialRows, kLoads, 2>
                     <<<static_cast<unsigned>(launch.blocks), kThreads>>>(amps2, launch.plan, out, nullptr);
             }
+        } else if (launch.plan.sector_stores) {
+            bin_stationary_kernel<Real, kUnroll, Merge::PartialRows, kLoads, 0, true>
+                <<<static_cast<unsigned>(launch.blocks), kThreads>>>(amps2, launch.plan, out, nullptr);
         } else {
             bin_stationary_kernel<Real, kUnroll, kMerge, kLoads>
                 <<<static_cast<unsigned>(launch.blocks), kThreads>>>(amps2, launch.plan, out, nullptr);

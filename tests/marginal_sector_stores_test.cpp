@@ -1,0 +1,103 @@
+// BinStationary's streaming kernel where it stores whole sectors (its
+// kSectorStores form, cuda/marginal_bin_stationary.cu): qubit lists whose
+// first two qubits lie above 5 (they become warp bits 0 and 1, the bins 0
+// and 1) and that hold all of qubits 1..5 (the lane bits), with two to five
+// unselected qubits above 5, so that segments are long enough for the general
+// loop. Each thread then stores the sums of another one; against the CPU
+// reference on fresh random states, float and double, with qubit 0 selected
+// or not, through the library (BinStationary, BinStationaryAtomic, Auto) and
+// through the streaming path alone (plain and evict-first state loads);
+// BinStationary and the streaming path bitwise equal on repeat (on the
+// smaller states the other two split long segments and merge them with
+// atomics, which promise no bitwise repeat). Failures name the seed, n and
+// the qubit list.
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "marginal_support.hpp"
+#include "marginal_transpose_plan.hpp"
+#include "qmarg/device_buffer.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using qmarg::Device;
+using qmarg::MarginalOptions;
+using qmarg::MarginalStrategy;
+using qmarg::Qubits;
+using qmarg::StateVector;
+using qmarg::gpu::StateLoads;
+using qmarg_test::expect_bins_near;
+
+template <class Real>
+using MarginalSectorStoresTest = qmarg_test::GpuTest<Real>;
+
+TYPED_TEST_SUITE(MarginalSectorStoresTest, qmarg_test::Reals, qmarg_test::RealName);
+
+// Two qubits above 5 first, then 1..5, qubit 0 where `with_bit0`, and the
+// other qubits above 5 but `unselected` of them, all in random order.
+Qubits sector_list(int n, int unselected, bool with_bit0, std::mt19937_64& rng) {
+    std::vector<int> high;
+    for (int q = 6; q < n; ++q) high.push_back(q);
+    std::shuffle(high.begin(), high.end(), rng);
+    high.resize(high.size() - static_cast<std::size_t>(unselected));
+    Qubits rest(high.begin() + 2, high.end());
+    for (int q = 1; q <= 5; ++q) rest.push_back(q);
+    if (with_bit0) rest.push_back(0);
+    std::shuffle(rest.begin(), rest.end(), rng);
+    Qubits qubits{high[0], high[1]};
+    qubits.insert(qubits.end(), rest.begin(), rest.end());
+    return qubits;
+}
+
+TYPED_TEST(MarginalSectorStoresTest, WholeSectorStoresMatchTheCpuReference) {
+    const std::uint64_t seed = qmarg_test::fresh_seed();
+    std::mt19937_64 rng(seed);
+    for (int n : {14, 17, 20, 22}) {
+        const std::uint64_t state_seed = rng();
+        StateVector<TypeParam> gpu(n, Device::Gpu);
+        gpu.set_random_state(state_seed);
+        const StateVector<TypeParam> cpu = gpu.to(Device::Cpu);
+        for (int unselected = 2; unselected <= 5; ++unselected) {
+            for (bool with_bit0 : {true, false}) {
+                const Qubits qubits = sector_list(n, unselected, with_bit0, rng);
+                const std::vector<double> reference = qmarg::marginal_probabilities(cpu, qubits);
+                const std::string where = "random seed " + std::to_string(seed) + ", n = " + std::to_string(n) +
+                                          ", " + qmarg_test::describe(qubits);
+                for (MarginalStrategy strategy :
+                     {MarginalStrategy::BinStationary, MarginalStrategy::BinStationaryAtomic, MarginalStrategy::Auto}) {
+                    SCOPED_TRACE(where + ", " + qmarg::to_string(strategy));
+                    const MarginalOptions options{strategy};
+                    const std::vector<double> first = qmarg::marginal_probabilities(gpu, qubits, options);
+                    expect_bins_near<TypeParam>(first, reference);
+                    if (strategy != MarginalStrategy::BinStationary) continue;
+                    const std::vector<double> again = qmarg::marginal_probabilities(gpu, qubits, options);
+                    EXPECT_EQ(0, std::memcmp(first.data(), again.data(), first.size() * sizeof(double)))
+                        << "not bitwise equal on repeat";
+                }
+#if defined(QMARG_TESTS_WITH_CUDA)
+                SCOPED_TRACE(where + ", streaming path alone");
+                qmarg::DeviceBuffer<double> out(std::size_t{1} << qubits.size());
+                for (const StateLoads loads : {StateLoads::Normal, StateLoads::EvictFirst}) {
+                    SCOPED_TRACE(loads == StateLoads::Normal ? "plain loads" : "evict-first loads");
+                    qmarg::gpu::marginal_probabilities_bin_stationary_streaming(gpu.data(), n, qubits, loads,
+                                                                                out.data());
+                    const std::vector<double> first = out.to_host();
+                    expect_bins_near<TypeParam>(first, reference);
+                    qmarg::gpu::marginal_probabilities_bin_stationary_streaming(gpu.data(), n, qubits, loads,
+                                                                                out.data());
+                    const std::vector<double> again = out.to_host();
+                    EXPECT_EQ(0, std::memcmp(first.data(), again.data(), first.size() * sizeof(double)))
+                        << "not bitwise equal on repeat";
+                }
+#endif
+                if (this->HasFatalFailure()) return;
+            }
+        }
+    }
+}
+
+}  // namespace
