@@ -18,8 +18,6 @@
 #include <vector>
 
 #include "marginal_support.hpp"
-#include "marginal_transpose_plan.hpp"
-#include "qmarg/device_buffer.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -29,7 +27,6 @@ using qmarg::MarginalOptions;
 using qmarg::MarginalStrategy;
 using qmarg::Qubits;
 using qmarg::StateVector;
-using qmarg::gpu::StateLoads;
 using qmarg_test::expect_bins_near;
 
 template <class Real>
@@ -80,19 +77,7 @@ TYPED_TEST(MarginalSectorStoresTest, WholeSectorStoresMatchTheCpuReference) {
                 }
 #if defined(QMARG_TESTS_WITH_CUDA)
                 SCOPED_TRACE(where + ", streaming path alone");
-                qmarg::DeviceBuffer<double> out(std::size_t{1} << qubits.size());
-                for (const StateLoads loads : {StateLoads::Normal, StateLoads::EvictFirst}) {
-                    SCOPED_TRACE(loads == StateLoads::Normal ? "plain loads" : "evict-first loads");
-                    qmarg::gpu::marginal_probabilities_bin_stationary_streaming(gpu.data(), n, qubits, loads,
-                                                                                out.data());
-                    const std::vector<double> first = out.to_host();
-                    expect_bins_near<TypeParam>(first, reference);
-                    qmarg::gpu::marginal_probabilities_bin_stationary_streaming(gpu.data(), n, qubits, loads,
-                                                                                out.data());
-                    const std::vector<double> again = out.to_host();
-                    EXPECT_EQ(0, std::memcmp(first.data(), again.data(), first.size() * sizeof(double)))
-                        << "not bitwise equal on repeat";
-                }
+                qmarg_test::expect_streaming_path_matches(gpu, qubits, reference);
 #endif
                 if (this->HasFatalFailure()) return;
             }

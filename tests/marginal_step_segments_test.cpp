@@ -18,8 +18,6 @@
 #include <vector>
 
 #include "marginal_support.hpp"
-#include "marginal_transpose_plan.hpp"
-#include "qmarg/device_buffer.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -29,7 +27,6 @@ using qmarg::MarginalOptions;
 using qmarg::MarginalStrategy;
 using qmarg::Qubits;
 using qmarg::StateVector;
-using qmarg::gpu::StateLoads;
 using qmarg_test::expect_bins_near;
 
 template <class Real>
@@ -88,19 +85,7 @@ TYPED_TEST(MarginalStepSegmentsTest, SegmentsOfOneOrTwoLoadsMatchTheCpuReference
                 const Qubits qubits = step_list(n, low, order, rng);
                 SCOPED_TRACE("random seed " + std::to_string(seed) + ", n = " + std::to_string(n) + ", " +
                              qmarg_test::describe(qubits) + ", streaming path alone");
-                qmarg::DeviceBuffer<double> out(std::size_t{1} << qubits.size());
-                for (const StateLoads loads : {StateLoads::Normal, StateLoads::EvictFirst}) {
-                    SCOPED_TRACE(loads == StateLoads::Normal ? "plain loads" : "evict-first loads");
-                    qmarg::gpu::marginal_probabilities_bin_stationary_streaming(gpu.data(), n, qubits, loads,
-                                                                                out.data());
-                    const std::vector<double> first = out.to_host();
-                    expect_bins_near<TypeParam>(first, qmarg::marginal_probabilities(cpu, qubits));
-                    qmarg::gpu::marginal_probabilities_bin_stationary_streaming(gpu.data(), n, qubits, loads,
-                                                                                out.data());
-                    const std::vector<double> again = out.to_host();
-                    EXPECT_EQ(0, std::memcmp(first.data(), again.data(), first.size() * sizeof(double)))
-                        << "not bitwise equal on repeat";
-                }
+                qmarg_test::expect_streaming_path_matches(gpu, qubits, qmarg::marginal_probabilities(cpu, qubits));
             }
 #endif
             if (this->HasFatalFailure()) return;

@@ -7,10 +7,16 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstring>
 #include <iomanip>
 #include <vector>
 
+#include "qmarg/state_vector.hpp"
 #include "test_support.hpp"
+#if defined(QMARG_TESTS_WITH_CUDA)
+#include "marginal_transpose_plan.hpp"
+#include "qmarg/device_buffer.hpp"
+#endif
 
 namespace qmarg_test {
 
@@ -36,5 +42,29 @@ void expect_bins_near(const std::vector<double>& got, const std::vector<double>&
         }
     }
 }
+
+#if defined(QMARG_TESTS_WITH_CUDA)
+// BinStationary's streaming kernel alone (whatever takes_transposed_path
+// says), with plain and with evict-first state loads: near `reference` and
+// bitwise equal on repeat.
+template <class Real>
+void expect_streaming_path_matches(const qmarg::StateVector<Real>& gpu, const qmarg::Qubits& qubits,
+                                   const std::vector<double>& reference) {
+    using qmarg::gpu::StateLoads;
+    qmarg::DeviceBuffer<double> out(std::size_t{1} << qubits.size());
+    for (const StateLoads loads : {StateLoads::Normal, StateLoads::EvictFirst}) {
+        SCOPED_TRACE(loads == StateLoads::Normal ? "plain loads" : "evict-first loads");
+        qmarg::gpu::marginal_probabilities_bin_stationary_streaming(gpu.data(), gpu.num_qubits(), qubits, loads,
+                                                                    out.data());
+        const std::vector<double> first = out.to_host();
+        expect_bins_near<Real>(first, reference);
+        qmarg::gpu::marginal_probabilities_bin_stationary_streaming(gpu.data(), gpu.num_qubits(), qubits, loads,
+                                                                    out.data());
+        const std::vector<double> again = out.to_host();
+        EXPECT_EQ(0, std::memcmp(first.data(), again.data(), first.size() * sizeof(double)))
+            << "not bitwise equal on repeat";
+    }
+}
+#endif
 
 }  // namespace qmarg_test
