@@ -1604,6 +1604,15 @@ bool bin_stationary_atomics_gathered(int num_qubits, const Qubits& qubits, bool 
     return choose_merge(num_qubits, qubits, single_precision, true).launch.plan.gather_atomics != 0;
 }
 
+bool streaming_stores_whole_sectors(int num_qubits, const Qubits& qubits, bool single_precision) {
+    if (num_qubits < kMinQubits) return false;
+    // As run_streaming_path and run_plan choose, with BinStationary's merge.
+    const Launch launch = choose_merge(num_qubits, qubits, single_precision, false).launch;
+    const int unroll =
+        single_precision && num_qubits <= kFloatLoadsMaxQubits ? kFloatLoadsInFlight : kLoadsInFlight;
+    return launch.plan.sector_stores && launch.plan.log_parts == 0 && !step_segments_apply(launch.plan, unroll);
+}
+
 template <class Real>
 void marginal_probabilities_bin_stationary(const std::complex<Real>* amps, int num_qubits, const Qubits& qubits,
                                            double* out) {

@@ -2,15 +2,16 @@
 // kSectorStores form, cuda/marginal_bin_stationary.cu): qubit lists whose
 // first two qubits lie above 5 (they become warp bits 0 and 1, the bins 0
 // and 1) and that hold all of qubits 1..5 (the lane bits), with two to five
-// unselected qubits above 5, so that segments are long enough for the general
-// loop. Each thread then stores the sums of another one; against the CPU
-// reference on fresh random states, float and double, with qubit 0 selected
-// or not, through the library (BinStationary, BinStationaryAtomic, Auto) and
-// through the streaming path alone (plain and evict-first state loads);
-// BinStationary and the streaming path bitwise equal on repeat (on the
-// smaller states the other two split long segments and merge them with
-// atomics, which promise no bitwise repeat). Failures name the seed, n and
-// the qubit list.
+// unselected qubits above 5, so that segments are long enough for the
+// general loop (with four or five, states of up to 2^20 amplitudes split
+// their segments and run the other forms; WhichListsStoreWholeSectors checks
+// the rule's side). Each thread then stores the sums of another one; against
+// the CPU reference on fresh random states, float and double, with qubit 0
+// selected or not, through the library (BinStationary, BinStationaryAtomic,
+// Auto) and through the streaming path alone (plain and evict-first state
+// loads); BinStationary and the streaming path bitwise equal on repeat (where
+// the other two split segments they merge them with atomics, which promise
+// no bitwise repeat). Failures name the seed, n and the qubit list.
 #include <algorithm>
 #include <cstring>
 #include <random>
@@ -49,6 +50,40 @@ Qubits sector_list(int n, int unselected, bool with_bit0, std::mt19937_64& rng) 
     qubits.insert(qubits.end(), rest.begin(), rest.end());
     return qubits;
 }
+
+#if defined(QMARG_TESTS_WITH_CUDA)
+// The rule (host work alone, so it runs without a GPU too): the lists below
+// take the form where their segments stay whole; the benchmark sweep's double
+// n = 24, k = 20 list does; lists whose lanes hold unselected bits or whose
+// lowest bins lie on the lanes do not.
+TEST(MarginalSectorStoresPlan, WhichListsStoreWholeSectors) {
+    using qmarg::gpu::streaming_stores_whole_sectors;
+    const Qubits sweep_random = {20, 12, 23, 21, 0, 17, 4, 1, 3, 6, 10, 5, 22, 15, 19, 2, 13, 16, 18, 11};
+    EXPECT_TRUE(streaming_stores_whole_sectors(24, sweep_random, false));
+    EXPECT_TRUE(streaming_stores_whole_sectors(24, sweep_random, true));
+    Qubits lowest(20), descending(20);
+    for (int j = 0; j < 20; ++j) {
+        lowest[static_cast<std::size_t>(j)] = j;
+        descending[static_cast<std::size_t>(j)] = 23 - j;
+    }
+    EXPECT_FALSE(streaming_stores_whole_sectors(24, lowest, false));
+    EXPECT_FALSE(streaming_stores_whole_sectors(24, descending, false));
+    const std::uint64_t seed = qmarg_test::fresh_seed();
+    std::mt19937_64 rng(seed);
+    for (bool single : {false, true}) {
+        for (int n : {14, 17, 20, 22}) {
+            for (int unselected = 2; unselected <= 3; ++unselected) {
+                for (bool with_bit0 : {true, false}) {
+                    const Qubits qubits = sector_list(n, unselected, with_bit0, rng);
+                    EXPECT_TRUE(streaming_stores_whole_sectors(n, qubits, single))
+                        << "random seed " << seed << ", n = " << n << ", " << qmarg_test::describe(qubits)
+                        << (single ? ", float" : ", double");
+                }
+            }
+        }
+    }
+}
+#endif
 
 TYPED_TEST(MarginalSectorStoresTest, WholeSectorStoresMatchTheCpuReference) {
     const std::uint64_t seed = qmarg_test::fresh_seed();
