@@ -21,6 +21,9 @@
 // array that a second pass sums in a fixed order when a segment is split over
 // several blocks (levels of sum_rows_tree_kernel for many rows, one level of
 // sum_rows_kernel for a few; second_pass_levels has the rule and its numbers).
+// Where four warps hold the four bins of each 32-byte sector, they trade
+// their sums through shared memory first, so that each sector is stored
+// whole by one warp (kSectorStores, above bin_stationary_kernel).
 // The levels are chained with programmatic dependent launch, which hides their
 // launch gaps (measured on an H100 at n = 24, k = 1: 0.83 -> 0.88 of the read
 // roofline; n = 26 worst cell 0.89 -> 0.90). Folding the rows inside the first
@@ -231,12 +234,12 @@ __device__ __forceinline__ void combine_lanes(const Plan& plan, double (&sum0)[N
 // Auto and BinStationary, two runs each, alternating): the sweep's order
 // 0.890-0.896 -> 0.910-0.913, every other cell level within the runs'
 // spread; an earlier form gave 0.886-0.893 -> 0.899-0.907 in two more
-// commands. The exchange has an instance of its
-// own: as a runtime branch of the common kernel, with barriers of the four
-// warps alone (bar.sync 1 and 2, 128 threads), ptxas took the general
-// kernels from 60-62 to 77-80 registers, and float cells that never took the
-// branch lost 0.01 to 0.03; block barriers leave the registers as they were
-// (a barrier id in a register instead reserves all 16 barriers).
+// commands. The exchange has an instance of its own: as a runtime branch of
+// the common kernel, with barriers of the four warps alone (bar.sync 1 and
+// 2, 128 threads), ptxas took the general kernels from 60-62 to 77-80
+// registers, and float cells that never took the branch lost 0.01 to 0.03;
+// block barriers leave the registers as they were (a barrier id in a
+// register instead reserves all 16 barriers).
 template <class Real, int kUnroll, Merge kMerge, StateLoads kLoads, int kSegmentTasks = 0, bool kSectorStores = false>
 __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<Real>* amps2, Plan plan,
                                                                   double* out, double* partials) {
