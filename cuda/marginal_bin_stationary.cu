@@ -69,6 +69,9 @@ constexpr int kIdentityBits = 1 + kLaneBits + kWarpBits;  // bits fixed by a thr
 constexpr int kLoadsInFlight = 4;
 constexpr int kFloatLoadsInFlight = 8;
 constexpr int kFloatLoadsMaxQubits = 28;
+constexpr int loads_in_flight(int num_qubits, bool single_precision) {
+    return single_precision && num_qubits <= kFloatLoadsMaxQubits ? kFloatLoadsInFlight : kLoadsInFlight;
+}
 constexpr int kMaxOuterBits = 64;
 
 // Everything the kernel needs, built on the host; passed by value (< 4 KiB).
@@ -1237,7 +1240,7 @@ void run_plan(const AmpPair<Real>* amps2, const Launch& launch, double* out) {
 template <class Real, Merge kMerge, StateLoads kLoads>
 void run_streaming(const AmpPair<Real>* amps2, int num_qubits, const Launch& launch, double* out) {
     if constexpr (std::is_same<Real, float>::value) {
-        if (num_qubits <= kFloatLoadsMaxQubits) {
+        if (loads_in_flight(num_qubits, true) == kFloatLoadsInFlight) {
             return run_plan<Real, kFloatLoadsInFlight, kMerge, kLoads>(amps2, launch, out);
         }
     }
@@ -1609,11 +1612,10 @@ bool bin_stationary_atomics_gathered(int num_qubits, const Qubits& qubits, bool 
 
 bool streaming_stores_whole_sectors(int num_qubits, const Qubits& qubits, bool single_precision) {
     if (num_qubits < kMinQubits) return false;
-    // As run_streaming_path and run_plan choose, with BinStationary's merge.
-    const Launch launch = choose_merge(num_qubits, qubits, single_precision, false).launch;
-    const int unroll =
-        single_precision && num_qubits <= kFloatLoadsMaxQubits ? kFloatLoadsInFlight : kLoadsInFlight;
-    return launch.plan.sector_stores && launch.plan.log_parts == 0 && !step_segments_apply(launch.plan, unroll);
+    // As run_streaming_path and run_plan choose, with BinStationary's merge
+    // (sector_stores holds only where no segment is split).
+    const Plan plan = choose_merge(num_qubits, qubits, single_precision, false).launch.plan;
+    return plan.sector_stores && !step_segments_apply(plan, loads_in_flight(num_qubits, single_precision));
 }
 
 template <class Real>

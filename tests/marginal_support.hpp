@@ -11,11 +11,11 @@
 #include <iomanip>
 #include <vector>
 
-#include "qmarg/state_vector.hpp"
 #include "test_support.hpp"
 #if defined(QMARG_TESTS_WITH_CUDA)
 #include "marginal_transpose_plan.hpp"
 #include "qmarg/device_buffer.hpp"
+#include "qmarg/state_vector.hpp"
 #endif
 
 namespace qmarg_test {
