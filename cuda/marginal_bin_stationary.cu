@@ -23,7 +23,9 @@
 // sum_rows_kernel for a few; second_pass_levels has the rule and its numbers).
 // Where four warps hold the four bins of each 32-byte sector, they trade
 // their sums through shared memory first, so that each sector is stored
-// whole by one warp (kSectorStores, above bin_stationary_kernel).
+// whole by one warp (kSectorStores, above bin_stationary_kernel); where a
+// thread's consecutive segments are the four bins (double states, segments
+// of one load), neighbouring lanes store them together.
 // The levels are chained with programmatic dependent launch, which hides their
 // launch gaps (measured on an H100 at n = 24, k = 1: 0.83 -> 0.88 of the read
 // roofline; n = 26 worst cell 0.89 -> 0.90). Folding the rows inside the first
@@ -124,6 +126,12 @@ struct Plan {
     // bins is held by four warps of a block, and the general loop's
     // kSectorStores form writes it whole (bin_stationary_kernel).
     int sector_stores = 0;
+    // Whether, on a double state, segments are one task long, no warp bit is
+    // unselected, lane bits 0 and 1 are unselected and bins 0 and 1 are the
+    // lowest outer bits (make_plan): then the step form's four segments of a
+    // batch are the four bins of a sector, and 4 neighbouring lanes hold them
+    // all (kSectorStores with kSegmentTasks = 1).
+    int step_sector_stores = 0;
 };
 
 // The kernels of the second pass are launched with programmatic dependent
@@ -220,7 +228,7 @@ __device__ __forceinline__ void combine_lanes(const Plan& plan, double (&sum0)[N
     }
 }
 
-// kSectorStores (the general loop only, where plan.sector_stores): at each
+// kSectorStores with the general loop (where plan.sector_stores): at each
 // segment end the 4 warps that differ in warp bits 0 and 1 (bins 0 and 1)
 // trade their sums through shared memory, so that 4 neighbouring lanes store
 // the 4 bins of one 32-byte sector: a store instruction writes 8 whole
@@ -243,6 +251,16 @@ __device__ __forceinline__ void combine_lanes(const Plan& plan, double (&sum0)[N
 // registers, and float cells that never took the branch lost 0.01 to 0.03;
 // block barriers leave the registers as they were (a barrier id in a
 // register instead reserves all 16 barriers).
+//
+// kSectorStores with kSegmentTasks = 1 (the step form, where
+// plan.step_sector_stores): lanes 4m..4m+3 hold the same sums (lane bits 0
+// and 1 are unselected) and a batch's segments 4j..4j+3 are bins 0..3 of a
+// sector (bins 0 and 1 are the lowest outer bits), so after every fourth
+// segment lane 4m + q stores bin q of the sector: one store instruction per
+// four segments writes whole sectors where four wrote a bin each. Double
+// states only; for the highest qubits in either order and others whose
+// bins 0 and 1 were warp bits before (step_sectors_pay has the rule and the
+// measurements: double n = 22, k = 16 highest 0.855 -> 0.88).
 template <class Real, int kUnroll, Merge kMerge, StateLoads kLoads, int kSegmentTasks = 0, bool kSectorStores = false>
 __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<Real>* amps2, Plan plan,
                                                                   double* out, double* partials) {
@@ -251,13 +269,17 @@ __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<
     const int lane = threadIdx.x % 32;
     const int warp = threadIdx.x / 32;
     const std::uint64_t thread_index = plan.lane_offset[lane] | plan.warp_offset[warp];
-    static_assert(!kSectorStores || (kSegmentTasks == 0 && kMerge == Merge::PartialRows), "the general loop, unsplit");
-    // The bins this thread stores: its own, or with kSectorStores those of
-    // lane store_lane of warp store_warp (bin bits 0, 1 from lane bits 0, 1).
-    const int store_lane = kSectorStores ? (warp & 3) * 8 + lane / 4 : lane;
-    const int store_warp = kSectorStores ? (warp & ~3) | (lane & 3) : warp;
+    static_assert(!kSectorStores || (kSegmentTasks <= 1 && kMerge == Merge::PartialRows), "segments of 1, unsplit");
+    // The bins this thread stores: its own, or with the general loop's
+    // kSectorStores those of lane store_lane of warp store_warp (bin bits 0,
+    // 1 from lane bits 0, 1).
+    constexpr bool kWarpSectors = kSectorStores && kSegmentTasks == 0;
+    const int store_lane = kWarpSectors ? (warp & 3) * 8 + lane / 4 : lane;
+    const int store_warp = kWarpSectors ? (warp & ~3) | (lane & 3) : warp;
     const std::uint64_t thread_bin = plan.lane_bin[store_lane] | plan.warp_bin[store_warp];
-    const bool writer_lane = (lane & plan.nonselected_lane_mask) == 0;
+    // With the step form's sector stores, every lane of 4m..4m+3 stores.
+    const unsigned writer_mask = plan.nonselected_lane_mask & (kSectorStores && kSegmentTasks == 1 ? ~3u : ~0u);
+    const bool writer_lane = (lane & writer_mask) == 0;
 
     const std::uint64_t unit = blockIdx.x;
     const int log_parts = plan.log_parts;
@@ -317,6 +339,13 @@ __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<
             static_assert(kUnroll % kSegmentTasks == 0, "whole segments in a batch");
             constexpr int kSegments = kUnroll / kSegmentTasks;
             constexpr int kGroup = kSegments < step_group<Real>() ? kSegments : step_group<Real>();
+            static_assert(!kSectorStores || kSegments % 4 == 0, "whole sectors in a batch");
+            // kSectorStores: the sums this lane stores, those of segment
+            // 4j + q of the batch (q = lane & 3; one register each instead
+            // of four sums held), and the bin of the sector they fill.
+            const int q = lane & 3;
+            double picked0 = 0, picked1 = 0;
+            std::uint64_t sector_bin = 0;
 #pragma unroll
             for (int g = 0; g < kSegments; g += kGroup) {
                 double sum0[kGroup], sum1[kGroup];
@@ -334,7 +363,19 @@ __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<
                 combine_lanes(plan, sum0, sum1);
 #pragma unroll
                 for (int j = 0; j < kGroup; ++j) {
-                    if (writer_lane) {
+                    const int segment = g + j;
+                    if (kSectorStores) {
+                        if (q == segment % 4) {
+                            picked0 = sum0[j];
+                            picked1 = sum1[j];
+                        }
+                        if (segment % 4 == 0) sector_bin = sum_bin;
+                        if (segment % 4 == 3 && writer_lane) {
+                            const std::uint64_t bin = thread_bin | sector_bin | static_cast<unsigned>(q);
+                            dest[bin] = picked0;
+                            if (plan.bit0_selected) dest[bin | plan.bit0_bin] = picked1;
+                        }
+                    } else if (writer_lane) {
                         const std::uint64_t bin = thread_bin | sum_bin;
                         dest[bin] = sum0[j];
                         if (plan.bit0_selected) dest[bin | plan.bit0_bin] = sum1[j];
@@ -885,6 +926,48 @@ void assign_part_bits(Plan& plan, const std::vector<int>& inner, bool interleave
     plan.log_segment_tasks = count - plan.log_parts;
 }
 
+// Whether make_plan leaves bins 0 and 1 to the segments instead of the
+// warps: on a double state, where every unselected bit lies below the warps
+// (segments of one task), lane bits 0 and 1 (index bits 1 and 2) are
+// unselected and bins 0 and 1 lie above the lanes, with three more selected
+// bits there for the warps. Then consecutive segments of a thread step
+// through bins 0..3 (outer_bit_before counts the lowest bins first) and 4
+// neighbouring lanes hold the same sums, so the step form stores each sector
+// of the output whole (kSectorStores with kSegmentTasks = 1), where the four
+// warps that held bins 0..3 stored a bin of every sector each. Nothing else
+// changes: the unselected bits stay where they were, so every bin gets the
+// same additions in the same order (the same bits).
+// Measured on an H100 (`qmarg bench marginal`, Auto and BinStationary, n =
+// 22, 24, 26, k = 16..20, highest, descending, random and scattered qubits,
+// two runs each, alternating with the plan before, which the cells that do
+// not change read within 0.005 of): double n = 22, k = 16 highest 0.855 ->
+// 0.880-0.884, descending 0.852-0.854 -> 0.863-0.866, k = 17 descending
+// 0.855-0.860 -> 0.865-0.866, the other cells that change level (n = 24, k
+// = 20 descending, the cell it was written for, 0.895-0.898 -> 0.895-0.899:
+// its scattered stores were not what held it back). A second command (double,
+// n = 22, 23, 24, k = 12, 14, 16..20, highest and descending): n = 23, k = 17
+// highest 0.916-0.921 -> 0.934-0.938, descending 0.915-0.916 ->
+// 0.925-0.928, k = 18, 19 descending +0.006 to +0.011; n = 24, k = 18..20
+// +0.001 to +0.007 (k = 20 descending 0.895-0.898 -> 0.899-0.903); no cell
+// lost more than 0.005. Float lost where double
+// gained (n = 22, k = 16 highest and descending 0.764-0.777 -> 0.750-0.754)
+// and gained or held elsewhere (n = 22, k = 20 highest 0.819 -> 0.840, n =
+// 24, k = 18 +0.005 to +0.009, n = 26 level), so float keeps warps on bins
+// 0 and 1.
+bool step_sectors_pay(const Qubits& qubits, const std::vector<std::uint64_t>& bin_of,
+                      const std::vector<int>& rest_selected, const std::vector<int>& rest_unselected,
+                      bool single_precision) {
+    return !single_precision && rest_unselected.empty() && bin_of[1] == 0 && bin_of[2] == 0 && qubits.size() >= 2 &&
+           qubits[0] > kLaneBits && qubits[1] > kLaneBits && rest_selected.size() >= 2 + kWarpBits;
+}
+
+// The plan's side of kSectorStores in the step form (Plan::step_sector_stores).
+bool step_sector_stores_rule(const Plan& plan) {
+    return plan.log_segment_tasks == 0 && plan.log_parts == 0 && plan.nonselected_warp_mask == 0 &&
+           (plan.nonselected_lane_mask & 3u) == 3u && plan.outer_bits >= 2 && plan.flip_bin[0] == 1 &&
+           plan.flip_bin[1] == 3;
+}
+
 Launch make_plan(int n, const Qubits& qubits, Parts parts, bool single_precision) {
     const int k = static_cast<int>(qubits.size());
     std::vector<std::uint64_t> bin_of(n, 0);  // bin bit contributed by each index bit
@@ -914,8 +997,12 @@ Launch make_plan(int n, const Qubits& qubits, Parts parts, bool single_precision
     std::vector<int> warp_bits;
     const int inner_bits_if_unselected = static_cast<int>(rest_unselected.size()) - kWarpBits;
     if (!unselected_warp_bits_pay(n, inner_bits_if_unselected, parts)) {
-        for (int bit : rest_selected)
-            if (static_cast<int>(warp_bits.size()) < kWarpBits) warp_bits.push_back(bit);
+        // Segments of one task whose lane bits 0 and 1 are unselected: bins
+        // 0 and 1 go to the segments instead, so that the step form stores
+        // whole sectors (step_sector_stores_rule).
+        const std::size_t skipped = step_sectors_pay(qubits, bin_of, rest_selected, rest_unselected, single_precision) ? 2 : 0;
+        for (std::size_t j = skipped; j < rest_selected.size(); ++j)
+            if (static_cast<int>(warp_bits.size()) < kWarpBits) warp_bits.push_back(rest_selected[j]);
     }
     for (int bit : rest_unselected)
         if (static_cast<int>(warp_bits.size()) < kWarpBits) warp_bits.push_back(bit);
@@ -991,6 +1078,7 @@ Launch make_plan(int n, const Qubits& qubits, Parts parts, bool single_precision
     plan.bit0_rank = static_cast<std::uint16_t>(extract_bits(plan.bit0_bin, plan.gather_mask));
     plan.sector_stores = plan.log_parts == 0 && plan.nonselected_lane_mask == 0 && plan.nonselected_warp_mask == 0 &&
                          plan.warp_bin[1] == 1 && plan.warp_bin[2] == 2;
+    plan.step_sector_stores = !single_precision && step_sector_stores_rule(plan);
 
     // As the atomic merge would run the plan into the output itself, gathered
     // where gather_atomics_pay: the bound that small_state_many_parts_merge
@@ -1153,7 +1241,12 @@ void run_plan(const AmpPair<Real>* amps2, const Launch& launch, double* out) {
     if (parts == 1) {
         // Nothing is merged, so the step form serves both merges.
         if (step_segments_apply(launch.plan, kUnroll)) {
-            if (launch.plan.log_segment_tasks == 0) {
+            // (Only a double plan stores whole sectors in the step form: step_sectors_pay.)
+            constexpr bool kStepSectors = std::is_same<Real, double>::value;
+            if (kStepSectors && launch.plan.log_segment_tasks == 0 && launch.plan.step_sector_stores) {
+                bin_stationary_kernel<Real, kUnroll, Merge::PartialRows, kLoads, 1, kStepSectors>
+                    <<<static_cast<unsigned>(launch.blocks), kThreads>>>(amps2, launch.plan, out, nullptr);
+            } else if (launch.plan.log_segment_tasks == 0) {
                 bin_stationary_kernel<Real, kUnroll, Merge::PartialRows, kLoads, 1>
                     <<<static_cast<unsigned>(launch.blocks), kThreads>>>(amps2, launch.plan, out, nullptr);
             } else {
@@ -1615,7 +1708,8 @@ bool streaming_stores_whole_sectors(int num_qubits, const Qubits& qubits, bool s
     // As run_streaming_path and run_plan choose, with BinStationary's merge
     // (sector_stores holds only where no segment is split).
     const Plan plan = choose_merge(num_qubits, qubits, single_precision, false).launch.plan;
-    return plan.sector_stores && !step_segments_apply(plan, loads_in_flight(num_qubits, single_precision));
+    if (step_segments_apply(plan, loads_in_flight(num_qubits, single_precision))) return plan.step_sector_stores;
+    return plan.sector_stores;
 }
 
 template <class Real>

@@ -119,8 +119,9 @@ void marginal_probabilities_bin_stationary_streaming(const std::complex<Real>* a
                                                      const Qubits& qubits, StateLoads loads, double* out);
 
 // Whether that kernel, on BinStationary's plan for this case, stores whole
-// sectors from four warps (kSectorStores in cuda/marginal_bin_stationary.cu):
-// host work alone, for the tests.
+// sectors (kSectorStores in cuda/marginal_bin_stationary.cu: the sums of four
+// warps in the general loop, those of four segments in the step form): host
+// work alone, for the tests.
 bool streaming_stores_whole_sectors(int num_qubits, const Qubits& qubits, bool single_precision);
 
 // XOR of images[i] over the set bits i < count of value.
