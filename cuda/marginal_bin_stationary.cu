@@ -949,11 +949,10 @@ void assign_part_bits(Plan& plan, const std::vector<int>& inner, bool interleave
 // highest 0.916-0.921 -> 0.934-0.938, descending 0.915-0.916 ->
 // 0.925-0.928, k = 18, 19 descending +0.006 to +0.011; n = 24, k = 18..20
 // +0.001 to +0.007 (k = 20 descending 0.895-0.898 -> 0.899-0.903); no cell
-// lost more than 0.005. Float lost where double
-// gained (n = 22, k = 16 highest and descending 0.764-0.777 -> 0.750-0.754)
-// and gained or held elsewhere (n = 22, k = 20 highest 0.819 -> 0.840, n =
-// 24, k = 18 +0.005 to +0.009, n = 26 level), so float keeps warps on bins
-// 0 and 1.
+// lost more than 0.005. Float lost where double gained (n = 22, k = 16
+// highest and descending 0.764-0.777 -> 0.750-0.754) and gained or held
+// elsewhere (n = 22, k = 20 highest 0.819 -> 0.840, n = 24, k = 18 +0.005
+// to +0.009, n = 26 level), so float keeps warps on bins 0 and 1.
 bool step_sectors_pay(const Qubits& qubits, const std::vector<std::uint64_t>& bin_of,
                       const std::vector<int>& rest_selected, const std::vector<int>& rest_unselected,
                       bool single_precision) {
@@ -1000,7 +999,8 @@ Launch make_plan(int n, const Qubits& qubits, Parts parts, bool single_precision
         // Segments of one task whose lane bits 0 and 1 are unselected: bins
         // 0 and 1 go to the segments instead, so that the step form stores
         // whole sectors (step_sector_stores_rule).
-        const std::size_t skipped = step_sectors_pay(qubits, bin_of, rest_selected, rest_unselected, single_precision) ? 2 : 0;
+        const bool step_sectors = step_sectors_pay(qubits, bin_of, rest_selected, rest_unselected, single_precision);
+        const std::size_t skipped = step_sectors ? 2 : 0;
         for (std::size_t j = skipped; j < rest_selected.size(); ++j)
             if (static_cast<int>(warp_bits.size()) < kWarpBits) warp_bits.push_back(rest_selected[j]);
     }
@@ -1243,7 +1243,7 @@ void run_plan(const AmpPair<Real>* amps2, const Launch& launch, double* out) {
         if (step_segments_apply(launch.plan, kUnroll)) {
             // (Only a double plan stores whole sectors in the step form: step_sectors_pay.)
             constexpr bool kStepSectors = std::is_same<Real, double>::value;
-            if (kStepSectors && launch.plan.log_segment_tasks == 0 && launch.plan.step_sector_stores) {
+            if (kStepSectors && launch.plan.step_sector_stores) {  // segments of one task
                 bin_stationary_kernel<Real, kUnroll, Merge::PartialRows, kLoads, 1, kStepSectors>
                     <<<static_cast<unsigned>(launch.blocks), kThreads>>>(amps2, launch.plan, out, nullptr);
             } else if (launch.plan.log_segment_tasks == 0) {
