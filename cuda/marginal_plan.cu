@@ -82,8 +82,8 @@ int partitioned_max_qubits(int num_qubits, unsigned max_grid_blocks, std::size_t
 // BinStationary is the fastest in every cell measured but k = 15 on the lowest
 // qubits of the smallest states (n <= 24), where GlobalAtomic was up to 10%
 // ahead: there the engine's partial rows were up to 1/8 of the traffic, now
-// capped at 1/128 (kLogPartialShare in cuda/marginal_bin_stationary.cu). It runs every k on every
-// layout and is deterministic.
+// capped at 1/128 (kLogPartialShare in src/marginal_bin_stationary_plan.cpp).
+// It runs every k on every layout and is deterministic.
 //
 // BinStationaryAtomic runs the same kernels and merges split segments with
 // atomics only where its rule (atomic_merge_pays) measured that faster, so it

@@ -1,4 +1,4 @@
-// BinStationaryAtomic's rule (cuda/marginal_bin_stationary.cu): where it adds
+// BinStationaryAtomic's rule (src/marginal_bin_stationary_plan.cpp): where it adds
 // the bins of a split segment with atomics instead of BinStationary's partial
 // rows and second pass. A plain C++ header, so that the tests can ask.
 #pragma once

@@ -49,7 +49,7 @@ Qubits highest(int n, int k) {
 using qmarg::gpu::AtomicMerge;
 using qmarg::gpu::bin_stationary_atomic_merge;
 
-// The rule where it was measured (n = 22..26, cuda/marginal_bin_stationary.cu),
+// The rule where it was measured (n = 22..26, src/marginal_bin_stationary_plan.cpp),
 // as (double, float): atomics on many parts for one or two bins, for many
 // bins on high qubits and for 4 spread ones (whose warps hold unselected
 // bits, unselected_warp_bits_pay), where many parts are 4096 blocks, and on
