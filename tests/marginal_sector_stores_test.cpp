@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "marginal_support.hpp"
+#include "marginal_transpose_plan.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -99,9 +100,9 @@ std::vector<Qubits> sector_lists(int n, std::mt19937_64& rng) {
     return lists;
 }
 
-#if defined(QMARG_TESTS_WITH_CUDA)
-// The rule (host work alone, so it runs without a GPU too): the GPU test's
-// lists of the general loop's form take it where their segments stay whole,
+// The rule (host work alone, src/marginal_bin_stationary_plan.cpp, so it runs
+// in every build, without a GPU too): the GPU test's lists of the general
+// loop's form take it where their segments stay whole,
 // and those of the step form's take it in double (not in float); so do the
 // benchmark sweep's double n = 24, k = 20 list and its descending qubits;
 // lists whose lowest bins lie on the lanes do not.
@@ -142,7 +143,6 @@ TEST(MarginalSectorStoresPlan, WhichListsStoreWholeSectors) {
         }
     }
 }
-#endif
 
 TYPED_TEST(MarginalSectorStoresTest, WholeSectorStoresMatchTheCpuReference) {
     const std::uint64_t seed = qmarg_test::fresh_seed();
