@@ -403,7 +403,8 @@ bool step_sectors_pay(const Qubits& qubits, const std::vector<std::uint64_t>& bi
 
 // The plan's side of kSectorStores in the step form (Plan::step_sector_stores).
 bool step_sector_stores_rule(const Plan& plan) {
-    return plan.log_segment_tasks == 0 && plan.log_parts == 0 && plan.nonselected_warp_mask == 0 &&
+    // (A segment of one task is never split: step_segments_apply.)
+    return plan.log_segment_tasks == 0 && plan.nonselected_warp_mask == 0 &&
            (plan.nonselected_lane_mask & 3u) == 3u && plan.outer_bits >= 2 && plan.flip_bin[0] == 1 &&
            plan.flip_bin[1] == 3;
 }
@@ -519,7 +520,9 @@ Launch make_plan(int n, const Qubits& qubits, Parts parts, bool single_precision
     plan.bit0_rank = static_cast<std::uint16_t>(extract_bits(plan.bit0_bin, plan.gather_mask));
     plan.sector_stores = plan.log_parts == 0 && plan.nonselected_lane_mask == 0 && plan.nonselected_warp_mask == 0 &&
                          plan.warp_bin[1] == 1 && plan.warp_bin[2] == 2;
-    plan.step_sector_stores = !single_precision && step_sector_stores_rule(plan);
+    // (Never on a float plan: step_sectors_pay gives bins 0 and 1 to the
+    // segments only in double, and elsewhere bin 0 above the lanes is a warp bit.)
+    plan.step_sector_stores = step_sector_stores_rule(plan);
 
     // As the atomic merge would run the plan into the output itself, gathered
     // where gather_atomics_pay: the bound that small_state_many_parts_merge

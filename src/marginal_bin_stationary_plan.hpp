@@ -169,5 +169,12 @@ Launch spread_onto_full_index(Launch launch, const FixedBits& fixed);
 bool has_merge(int num_qubits, const Qubits& qubits, bool single_precision);
 
 }  // namespace bin_stationary
+
+// Whether the streaming kernel, on BinStationary's plan for this case, stores
+// whole sectors (kSectorStores in cuda/marginal_bin_stationary.cu: the sums of
+// four warps in the general loop, those of four segments in the step form):
+// for the tests.
+bool streaming_stores_whole_sectors(int num_qubits, const Qubits& qubits, bool single_precision);
+
 }  // namespace gpu
 }  // namespace qmarg

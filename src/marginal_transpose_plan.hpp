@@ -118,12 +118,6 @@ template <class Real>
 void marginal_probabilities_bin_stationary_streaming(const std::complex<Real>* amps, int num_qubits,
                                                      const Qubits& qubits, StateLoads loads, double* out);
 
-// Whether that kernel, on BinStationary's plan for this case, stores whole
-// sectors (kSectorStores in cuda/marginal_bin_stationary.cu: the sums of four
-// warps in the general loop, those of four segments in the step form): host
-// work alone, for the tests.
-bool streaming_stores_whole_sectors(int num_qubits, const Qubits& qubits, bool single_precision);
-
 // XOR of images[i] over the set bits i < count of value.
 template <class T>
 QMARG_HOST_DEVICE inline T xor_images(const T* images, std::uint64_t value, int count) {

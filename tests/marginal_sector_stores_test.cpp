@@ -26,8 +26,8 @@
 #include <string>
 #include <vector>
 
+#include "marginal_bin_stationary_plan.hpp"
 #include "marginal_support.hpp"
-#include "marginal_transpose_plan.hpp"
 #include "test_support.hpp"
 
 namespace {
