@@ -25,7 +25,9 @@
 // their sums through shared memory first, so that each sector is stored
 // whole by one warp (kSectorStores, above bin_stationary_kernel); where a
 // thread's consecutive segments are the four bins (double states, segments
-// of one load), neighbouring lanes store them together.
+// of one load), neighbouring lanes store them together; and where a float
+// state's segments are one or two loads, the lanes end them as a
+// reduce-scatter, each keeping one segment of four (kScatter).
 // The levels are chained with programmatic dependent launch, which hides their
 // launch gaps (measured on an H100 at n = 24, k = 1: 0.83 -> 0.88 of the read
 // roofline; n = 26 worst cell 0.89 -> 0.90). Folding the rows inside the first
@@ -160,6 +162,56 @@ __device__ __forceinline__ void combine_lanes(const Plan& plan, double (&sum0)[N
     }
 }
 
+// The step form's segment ends as a reduce-scatter (kScatter, where
+// plan.step_scatter): the same tree of additions as combine_lanes, but at
+// each of the levels over the lowest log2(N) unselected lane bits a lane
+// sends half of the segments it holds to its partner and keeps the other
+// half, so that after them it holds one segment, the one numbered by its
+// bits at those positions (its rank); the remaining unselected bits are
+// butterflies over that one. A lane adds its own value and its partner's, as
+// the butterfly does on both lanes, so every bin gets the same bits (a + b
+// == b + a exactly): N / 2 + N / 4 + ... + 1 shuffles where the butterflies
+// take N per level, and the group's N lanes of distinct rank store the N
+// segments with one instruction. Needs log2(N) unselected lane bits.
+template <int N>
+__device__ __forceinline__ void scatter_lanes(const Plan& plan, int lane, double (&sum0)[N], double (&sum1)[N]) {
+    static_assert(N >= 2 && (N & (N - 1)) == 0, "a power of two of segments");
+    if (!plan.bit0_selected) {
+#pragma unroll
+        for (int j = 0; j < N; ++j) {
+            sum0[j] += sum1[j];
+            sum1[j] = 0;
+        }
+    }
+    unsigned rest = plan.nonselected_lane_mask;
+#pragma unroll
+    for (int half = N / 2; half >= 1; half /= 2) {
+        const int b = __ffs(static_cast<int>(rest)) - 1;
+        rest &= rest - 1;
+        const bool upper = (lane >> b) & 1;
+        // Pairs (2j, 2j + 1) of the segments left: this lane keeps the one
+        // its bit b picks, as element j.
+#pragma unroll
+        for (int j = 0; j < half; ++j) {
+            const double send0 = upper ? sum0[2 * j] : sum0[2 * j + 1];
+            const double keep0 = upper ? sum0[2 * j + 1] : sum0[2 * j];
+            sum0[j] = keep0 + __shfl_xor_sync(0xffffffffu, send0, 1 << b);
+            if (plan.bit0_selected) {
+                const double send1 = upper ? sum1[2 * j] : sum1[2 * j + 1];
+                const double keep1 = upper ? sum1[2 * j + 1] : sum1[2 * j];
+                sum1[j] = keep1 + __shfl_xor_sync(0xffffffffu, send1, 1 << b);
+            }
+        }
+    }
+#pragma unroll
+    for (int b = 0; b < kLaneBits; ++b) {
+        if ((rest >> b) & 1u) {
+            sum0[0] += __shfl_xor_sync(0xffffffffu, sum0[0], 1 << b);
+            if (plan.bit0_selected) sum1[0] += __shfl_xor_sync(0xffffffffu, sum1[0], 1 << b);
+        }
+    }
+}
+
 // kSectorStores with the general loop (where plan.sector_stores): at each
 // segment end the 4 warps that differ in warp bits 0 and 1 (bins 0 and 1)
 // trade their sums through shared memory, so that 4 neighbouring lanes store
@@ -193,9 +245,13 @@ __device__ __forceinline__ void combine_lanes(const Plan& plan, double (&sum0)[N
 // states only; for the highest qubits in either order and others whose
 // bins 0 and 1 were warp bits before (step_sectors_pay has the rule and the
 // measurements: double n = 22, k = 16 highest 0.855 -> 0.88).
-template <class Real, int kUnroll, Merge kMerge, StateLoads kLoads, int kSegmentTasks = 0, bool kSectorStores = false>
-__global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<Real>* amps2, Plan plan,
-                                                                  double* out, double* partials) {
+//
+// The body has two entries (below): bin_stationary_kernel, and
+// step_scatter_kernel for the step form with kScatter.
+template <class Real, int kUnroll, Merge kMerge, StateLoads kLoads, int kSegmentTasks = 0, bool kSectorStores = false,
+          bool kScatter = false>
+__device__ __forceinline__ void stream_segments(const AmpPair<Real>* amps2, Plan plan, double* out,
+                                                double* partials) {
     __shared__ double warp_values[kWarps][2][32];
     launch_dependents();
     const int lane = threadIdx.x % 32;
@@ -212,6 +268,22 @@ __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<
     // With the step form's sector stores, every lane of 4m..4m+3 stores.
     const unsigned writer_mask = plan.nonselected_lane_mask & (kSectorStores && kSegmentTasks == 1 ? ~3u : ~0u);
     const bool writer_lane = (lane & writer_mask) == 0;
+    // kScatter: the bin offset, within its group of kScatterSegments, of the
+    // segment this lane stores (its rank: its bits at the lowest
+    // kLogScatterSegments unselected lane bits), and whether the lane is its
+    // group's writer of it (zero at the unselected lane bits above those).
+    std::uint64_t rank_bin = 0;
+    bool scatter_writer = false;
+    if constexpr (kScatter) {
+        unsigned rest = plan.nonselected_lane_mask;
+#pragma unroll
+        for (int t = 0; t < kLogScatterSegments; ++t) {
+            const int b = __ffs(static_cast<int>(rest)) - 1;
+            rest &= rest - 1;
+            if ((lane >> b) & 1) rank_bin ^= plan.flip_bin[t] ^ (t ? plan.flip_bin[t - 1] : 0);
+        }
+        scatter_writer = (lane & rest) == 0;
+    }
 
     const std::uint64_t unit = blockIdx.x;
     const int log_parts = plan.log_parts;
@@ -272,6 +344,38 @@ __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<
             constexpr int kSegments = kUnroll / kSegmentTasks;
             constexpr int kGroup = kSegments < step_group<Real>() ? kSegments : step_group<Real>();
             static_assert(!kSectorStores || kSegments % 4 == 0, "whole sectors in a batch");
+            if constexpr (kScatter) {
+                // Groups of kScatterSegments segments (all 8 of a batch at
+                // once took ptxas to 92 registers), each group's first
+                // segment at a multiple of 4 of the block's count, so that
+                // its segments' bins are sum_bin and the lowest two outer
+                // bits' images (rank_bin).
+                static_assert(!kSectorStores && kSegments % kScatterSegments == 0, "whole groups in a batch");
+#pragma unroll
+                for (int g = 0; g < kSegments; g += kScatterSegments) {
+                    double sum0[kScatterSegments], sum1[kScatterSegments];
+#pragma unroll
+                    for (int j = 0; j < kScatterSegments; ++j) {
+                        load_sums<Real>(v[(g + j) * kSegmentTasks], sum0[j], sum1[j]);
+#pragma unroll
+                        for (int t = 1; t < kSegmentTasks; ++t) {
+                            double load0, load1;
+                            load_sums<Real>(v[(g + j) * kSegmentTasks + t], load0, load1);
+                            sum0[j] += load0;
+                            sum1[j] += load1;
+                        }
+                    }
+                    scatter_lanes(plan, lane, sum0, sum1);
+                    if (scatter_writer) {
+                        const std::uint64_t bin = thread_bin | sum_bin | rank_bin;
+                        dest[bin] = sum0[0];
+                        if (plan.bit0_selected) dest[bin | plan.bit0_bin] = sum1[0];
+                    }
+#pragma unroll
+                    for (int j = 0; j < kScatterSegments; ++j) next_segment(plan.flip_bin, sum_segment, sum_bin);
+                }
+                continue;
+            }
             // kSectorStores: the sums this lane stores, those of segment
             // 4j + q of the batch (q = lane & 3; one register each instead
             // of four sums held), and the bin of the sector they fill.
@@ -393,6 +497,22 @@ __global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<
             }
         }
     }
+}
+
+template <class Real, int kUnroll, Merge kMerge, StateLoads kLoads, int kSegmentTasks = 0, bool kSectorStores = false>
+__global__ void __launch_bounds__(kThreads) bin_stationary_kernel(const AmpPair<Real>* amps2, Plan plan, double* out,
+                                                                  double* partials) {
+    stream_segments<Real, kUnroll, kMerge, kLoads, kSegmentTasks, kSectorStores>(amps2, plan, out, partials);
+}
+
+// The step form with kScatter (float, 8 loads in flight), held to 64
+// registers (4 blocks per SM, as the other forms with 8 loads): without the
+// bound ptxas took it to 71 (3 blocks per SM); groups of 2 segments instead
+// stayed at 58 unbound and measured 0.003 to 0.009 lower at float n = 26,
+// k = 19 and 20, two runs each (step_scatter_pays has the rest).
+template <class Real, int kUnroll, StateLoads kLoads, int kSegmentTasks>
+__global__ void __launch_bounds__(kThreads, 4) step_scatter_kernel(const AmpPair<Real>* amps2, Plan plan, double* out) {
+    stream_segments<Real, kUnroll, Merge::PartialRows, kLoads, kSegmentTasks, false, true>(amps2, plan, out, nullptr);
 }
 
 // One level of the fixed-order second pass. `in` holds `parts` rows of `bins`
@@ -525,6 +645,20 @@ void run_plan(const AmpPair<Real>* amps2, const Launch& launch, double* out) {
     if (parts == 1) {
         // Nothing is merged, so the step form serves both merges.
         if (step_segments_apply(launch.plan, kUnroll)) {
+            // (Only float plans with 8 loads in flight scatter: step_scatter_pays.)
+            if constexpr (std::is_same<Real, float>::value && kUnroll == kFloatLoadsInFlight) {
+                if (launch.plan.step_scatter) {
+                    if (launch.plan.log_segment_tasks == 0) {
+                        step_scatter_kernel<Real, kUnroll, kLoads, 1>
+                            <<<static_cast<unsigned>(launch.blocks), kThreads>>>(amps2, launch.plan, out);
+                    } else {
+                        step_scatter_kernel<Real, kUnroll, kLoads, 2>
+                            <<<static_cast<unsigned>(launch.blocks), kThreads>>>(amps2, launch.plan, out);
+                    }
+                    QMARG_CHECK_LAUNCH(step_scatter_kernel);
+                    return;
+                }
+            }
             // (Only a double plan stores whole sectors in the step form: step_sectors_pay.)
             constexpr bool kStepSectors = std::is_same<Real, double>::value;
             if (kStepSectors && launch.plan.step_sector_stores) {  // segments of one task

@@ -409,6 +409,35 @@ bool step_sector_stores_rule(const Plan& plan) {
            plan.flip_bin[1] == 3;
 }
 
+// Float states of 2^24 to 2^28 amplitudes (8 loads in flight) whose
+// segments run the step form and leave at least two lane bits unselected end
+// their segments as a reduce-scatter (kScatter in bin_stationary_kernel's
+// step form): 2 + 1 shuffles for four segments where the butterflies take
+// four per level (float n = 26, k = 20 on the highest qubits, five lane bits
+// unselected: 6 instead of 20), and one store instruction for them where
+// there were four. Measured
+// on an H100 (Auto, n = 22, 24, 26, k = 16..20, highest, descending, random
+// and lowest qubits, two runs each, alternating with the butterflies, in two
+// commands): float n = 26, k = 20 descending 0.898-0.902 -> 0.914-0.916,
+// highest 0.913-0.915 -> 0.923-0.926, k = 19 +0.005 to +0.01; n = 24, k = 17
+// highest 0.896-0.898 -> 0.921-0.922, descending 0.899-0.903 -> 0.917-0.919,
+// k = 18 +0.015 to +0.03, k = 19 descending +0.01, highest level; random and
+// lowest qubits level. At n = 22 (a 32 MiB state) it lost: k = 16 and 17
+// highest 0.772-0.783 -> 0.758-0.762, descending 0.764-0.775 -> 0.758-0.762,
+// hence the lower bound. Double states keep the butterflies: the same form
+// lost there, 0.02 to 0.04 at double n = 22, k = 16..18 highest and
+// descending (against the whole-sector stores of step_sectors_pay, with the
+// same stores), 0.007 to 0.02 at n = 24, k = 18, level or 0.005 lower
+// elsewhere (0.04 with the 64-register bound that the float form needs,
+// step_scatter_kernel has it). Why fewer shuffles lose in double was not
+// found. Float states of more than 2^28 amplitudes (4 loads in flight) were
+// not measured with it.
+bool step_scatter_pays(int n, const Plan& plan, bool single_precision) {
+    return single_precision && n >= 24 && loads_in_flight(n, true) == kFloatLoadsInFlight &&
+           step_segments_apply(plan, kFloatLoadsInFlight) &&
+           __builtin_popcount(plan.nonselected_lane_mask) >= kLogScatterSegments;
+}
+
 Launch make_plan(int n, const Qubits& qubits, Parts parts, bool single_precision) {
     const int k = static_cast<int>(qubits.size());
     std::vector<std::uint64_t> bin_of(n, 0);  // bin bit contributed by each index bit
@@ -523,6 +552,7 @@ Launch make_plan(int n, const Qubits& qubits, Parts parts, bool single_precision
     // (Never on a float plan: step_sectors_pay gives bins 0 and 1 to the
     // segments only in double, and elsewhere bin 0 above the lanes is a warp bit.)
     plan.step_sector_stores = step_sector_stores_rule(plan);
+    plan.step_scatter = step_scatter_pays(n, plan, single_precision);
 
     // As the atomic merge would run the plan into the output itself, gathered
     // where gather_atomics_pay: the bound that small_state_many_parts_merge
@@ -948,6 +978,13 @@ bool streaming_stores_whole_sectors(int num_qubits, const Qubits& qubits, bool s
     const Plan plan = choose_merge(num_qubits, qubits, single_precision, false).launch.plan;
     if (step_segments_apply(plan, loads_in_flight(num_qubits, single_precision))) return plan.step_sector_stores;
     return plan.sector_stores;
+}
+
+bool streaming_scatters_segments(int num_qubits, const Qubits& qubits, bool single_precision) {
+    if (num_qubits < kMinQubits) return false;
+    // run_plan takes the flag as it stands (it holds only for unsplit
+    // segments of the step form with 8 loads in flight).
+    return choose_merge(num_qubits, qubits, single_precision, false).launch.plan.step_scatter != 0;
 }
 
 }  // namespace gpu

@@ -35,6 +35,10 @@ constexpr int loads_in_flight(int num_qubits, bool single_precision) {
     return single_precision && num_qubits <= kFloatLoadsMaxQubits ? kFloatLoadsInFlight : kLoadsInFlight;
 }
 constexpr int kMaxOuterBits = 64;
+// The segments of a batch that one reduce-scatter takes in the step form
+// (Plan::step_scatter): 4, so a lane keeps one of them after two levels.
+constexpr int kScatterSegments = 4;
+constexpr int kLogScatterSegments = 2;
 // A thread's load: two amplitudes (index bit 0), 16 bytes of a float state,
 // 32 of a double one (AmpPair in cuda/marginal_common.cuh).
 constexpr int kLogFloatLoadBytes = 4;
@@ -96,6 +100,11 @@ struct Plan {
     // batch are the four bins of a sector, and 4 neighbouring lanes hold them
     // all (kSectorStores with kSegmentTasks = 1).
     int step_sector_stores = 0;
+    // Whether, on a float state of 2^24 to 2^28 amplitudes, segments run the
+    // step form with 8 loads in flight and at least two lane bits are
+    // unselected (make_plan, step_scatter_pays): then the step form ends its
+    // segments as a reduce-scatter over the lanes (kScatter).
+    int step_scatter = 0;
 };
 
 // The second pass's tree kernel (sum_rows_tree_kernel): its block, and the
@@ -175,6 +184,11 @@ bool has_merge(int num_qubits, const Qubits& qubits, bool single_precision);
 // four warps in the general loop, those of four segments in the step form):
 // for the tests.
 bool streaming_stores_whole_sectors(int num_qubits, const Qubits& qubits, bool single_precision);
+
+// Whether the streaming kernel, on BinStationary's plan for this case, ends
+// its segments as a reduce-scatter over the lanes (Plan::step_scatter): for
+// the tests.
+bool streaming_scatters_segments(int num_qubits, const Qubits& qubits, bool single_precision);
 
 }  // namespace gpu
 }  // namespace qmarg

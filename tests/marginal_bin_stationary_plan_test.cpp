@@ -8,7 +8,8 @@
 //  - every bin image the kernel ORs into a bin (lane_bin, warp_bin,
 //    bit0_bin, flip_bin) is the bin the CPU backend gives those index bits
 //    (gather_bits), and the unselected masks name the unselected bits;
-//  - the whole-sector flags hold only where their forms' conditions do;
+//  - the whole-sector and reduce-scatter flags hold only where their forms'
+//    conditions do;
 //  - on states of up to 2^16 amplitudes, every index, enumerated as the
 //    kernel's cursors reach it (block, segment, task, lane, warp, bit 0), is
 //    read exactly once and counted into its own bin.
@@ -105,6 +106,16 @@ void expect_plan_is_consistent(int n, const Qubits& qubits, const bs::Launch& la
         EXPECT_GE(plan.outer_bits, 2);
         EXPECT_EQ(plan.flip_bin[0], 1u);
         EXPECT_EQ(plan.flip_bin[1], 3u);
+    }
+    // The reduce-scatter's (step_scatter_kernel).
+    if (plan.step_scatter) {
+        EXPECT_TRUE(single_precision);
+        EXPECT_GE(n, 24);
+        EXPECT_EQ(bs::loads_in_flight(n, true), bs::kFloatLoadsInFlight);
+        EXPECT_TRUE(bs::step_segments_apply(plan, bs::kFloatLoadsInFlight));
+        EXPECT_EQ(plan.log_parts, 0);
+        EXPECT_GE(popcount(plan.nonselected_lane_mask), bs::kLogScatterSegments);
+        EXPECT_EQ((bs::kFloatLoadsInFlight >> plan.log_segment_tasks) % bs::kScatterSegments, 0);
     }
 }
 
@@ -205,6 +216,7 @@ TEST(BinStationaryPlan, HighestQubitsInEitherOrder) {
                     EXPECT_EQ(a.task_mask, b.task_mask);
                     EXPECT_EQ(a.part_mask, b.part_mask);
                     EXPECT_EQ(a.step_sector_stores, b.step_sector_stores);
+                    EXPECT_EQ(a.step_scatter, b.step_scatter);
                 }
             }
         }

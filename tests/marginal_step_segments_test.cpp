@@ -11,12 +11,18 @@
 // library may send to the transposed path, also through the streaming path
 // alone, with plain and with evict-first state loads (StateLoads). Failures
 // name the seed, n and the qubit list.
+// Float states of 2^24 to 2^28 amplitudes end those segments as a
+// reduce-scatter over the lanes (step_scatter_kernel) where at least two
+// lane bits are unselected: ScatteredSegmentEndsMatchTheCpuReference runs
+// such lists at n = 24 (double states run them through the butterflies), and
+// WhichListsScatter checks on the host which lists take that form.
 #include <algorithm>
 #include <cstring>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "marginal_bin_stationary_plan.hpp"
 #include "marginal_support.hpp"
 #include "test_support.hpp"
 
@@ -50,6 +56,14 @@ Qubits step_list(int n, const std::vector<int>& low, const std::string& order, s
 // and (k >= n - 4) bit 0 with lane bits or lane bits without bit 0.
 const std::vector<std::vector<int>> kLibraryLows = {{}, {0}, {3}};
 const std::vector<std::vector<int>> kStreamingLows = {{0, 2, 4}, {1, 5}, {0, 1, 2, 3, 4}, {1, 2, 3, 4, 5}};
+// Lists whose unselected lane bits are exactly two (the fewest a scatter of
+// four segments needs), with bit 0 selected and not.
+const std::vector<std::vector<int>> kTwoLaneLows = {{0, 1, 2, 3}, {3, 4, 5}};
+
+// The lane bits (index bits 1..5) that `low` leaves unselected.
+int unselected_lane_bits(const std::vector<int>& low) {
+    return 5 - static_cast<int>(std::count_if(low.begin(), low.end(), [](int q) { return q >= 1; }));
+}
 
 TYPED_TEST(MarginalStepSegmentsTest, SegmentsOfOneOrTwoLoadsMatchTheCpuReference) {
     const std::uint64_t seed = qmarg_test::fresh_seed();
@@ -90,6 +104,85 @@ TYPED_TEST(MarginalStepSegmentsTest, SegmentsOfOneOrTwoLoadsMatchTheCpuReference
 #endif
             if (this->HasFatalFailure()) return;
         }
+    }
+}
+
+// The rule's side (host work alone, so it runs in every build): float
+// states of 2^24 amplitudes and more (up to 2^28) scatter every list of the
+// GPU test whose segments are one or two loads and leave two or more lane
+// bits unselected; double states and smaller float states do not, and
+// neither do lists with fewer unselected lane bits.
+TEST(MarginalStepScatterPlan, WhichListsScatter) {
+    using qmarg::gpu::streaming_scatters_segments;
+    const std::uint64_t seed = qmarg_test::fresh_seed();
+    std::mt19937_64 rng(seed);
+    for (int n : {22, 23, 24, 25, 26, 28, 29}) {
+        for (bool single : {false, true}) {
+            const bool scatters = single && n >= 24 && n <= 28;
+            for (const char* order : {"ascending", "descending", "random"}) {
+                std::vector<std::vector<int>> lows = kLibraryLows;
+                lows.insert(lows.end(), kStreamingLows.begin(), kStreamingLows.end());
+                lows.insert(lows.end(), kTwoLaneLows.begin(), kTwoLaneLows.end());
+                for (const std::vector<int>& low : lows) {
+                    for (const int gap : {-1, 6, n - 1}) {
+                        const Qubits qubits = step_list(n, low, order, rng, gap);
+                        EXPECT_EQ(scatters && unselected_lane_bits(low) >= 2,
+                                  streaming_scatters_segments(n, qubits, single))
+                            << "random seed " << seed << ", n = " << n << ", " << qmarg_test::describe(qubits)
+                            << (single ? ", float" : ", double");
+                    }
+                }
+            }
+        }
+    }
+    // The sweep's cells that it was written for: float n = 26, k = 20 and
+    // n = 24, k = 17..19 on the highest qubits, either order.
+    for (const auto& [n, k] : std::vector<std::pair<int, int>>{{26, 20}, {24, 17}, {24, 18}, {24, 19}}) {
+        Qubits highest(static_cast<std::size_t>(k));
+        for (int j = 0; j < k; ++j) highest[static_cast<std::size_t>(j)] = n - k + j;
+        EXPECT_TRUE(streaming_scatters_segments(n, highest, true)) << "n = " << n << ", k = " << k;
+        std::reverse(highest.begin(), highest.end());
+        EXPECT_TRUE(streaming_scatters_segments(n, highest, true)) << "n = " << n << ", k = " << k << " descending";
+    }
+}
+
+// The step form at n = 24, where float states scatter: one or two loads a
+// segment, bit 0 selected or not, two to five lane bits unselected, in
+// descending and random order; through BinStationary (bitwise equal on
+// repeat) and, for lists of k >= n - 4, the streaming path alone.
+TYPED_TEST(MarginalStepSegmentsTest, ScatteredSegmentEndsMatchTheCpuReference) {
+    const std::uint64_t seed = qmarg_test::fresh_seed();
+    std::mt19937_64 rng(seed);
+    const int n = 24;
+    StateVector<TypeParam> gpu(n, Device::Gpu);
+    gpu.set_random_state(rng());
+    const StateVector<TypeParam> cpu = gpu.to(Device::Cpu);
+    for (const char* order : {"descending", "random"}) {
+        std::vector<Qubits> lists;
+        for (const std::vector<int>& low : kLibraryLows) {
+            for (const int gap : {-1, 6, n - 1}) lists.push_back(step_list(n, low, order, rng, gap));
+        }
+        for (const Qubits& qubits : lists) {
+            SCOPED_TRACE("random seed " + std::to_string(seed) + ", n = " + std::to_string(n) + ", " +
+                         qmarg_test::describe(qubits));
+            const MarginalOptions options{MarginalStrategy::BinStationary};
+            const std::vector<double> first = qmarg::marginal_probabilities(gpu, qubits, options);
+            expect_bins_near<TypeParam>(first, qmarg::marginal_probabilities(cpu, qubits));
+            const std::vector<double> again = qmarg::marginal_probabilities(gpu, qubits, options);
+            EXPECT_EQ(0, std::memcmp(first.data(), again.data(), first.size() * sizeof(double)))
+                << "not bitwise equal on repeat";
+        }
+#if defined(QMARG_TESTS_WITH_CUDA)
+        std::vector<std::vector<int>> lows = kStreamingLows;
+        lows.insert(lows.end(), kTwoLaneLows.begin(), kTwoLaneLows.end());
+        for (const std::vector<int>& low : lows) {
+            const Qubits qubits = step_list(n, low, order, rng);
+            SCOPED_TRACE("random seed " + std::to_string(seed) + ", n = " + std::to_string(n) + ", " +
+                         qmarg_test::describe(qubits) + ", streaming path alone");
+            qmarg_test::expect_streaming_path_matches(gpu, qubits, qmarg::marginal_probabilities(cpu, qubits));
+        }
+#endif
+        if (this->HasFatalFailure()) return;
     }
 }
 
