@@ -134,6 +134,25 @@ __device__ __forceinline__ void load_sums(const AmpPair<Real>& a, double& sum0, 
     sum1 = static_cast<double>(a.z) * a.z + static_cast<double>(a.w) * a.w;
 }
 
+// The sums of a batch's segments g .. g + N - 1 (the step form), each
+// segment's kSegmentTasks loads added in step order, as the general loop
+// adds them.
+template <class Real, int kSegmentTasks, int kUnroll, int N>
+__device__ __forceinline__ void batch_segment_sums(const AmpPair<Real> (&v)[kUnroll], int g, double (&sum0)[N],
+                                                   double (&sum1)[N]) {
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+        load_sums<Real>(v[(g + j) * kSegmentTasks], sum0[j], sum1[j]);
+#pragma unroll
+        for (int t = 1; t < kSegmentTasks; ++t) {
+            double load0, load1;
+            load_sums<Real>(v[(g + j) * kSegmentTasks + t], load0, load1);
+            sum0[j] += load0;
+            sum1[j] += load1;
+        }
+    }
+}
+
 // The warp's part of a segment end, for N segments at once (both forms of
 // the kernel come here, so a bin gets the same additions in the same order
 // whichever form runs): without bit 0, sum1 is folded into sum0 (and left 0);
@@ -354,17 +373,7 @@ __device__ __forceinline__ void stream_segments(const AmpPair<Real>* amps2, Plan
 #pragma unroll
                 for (int g = 0; g < kSegments; g += kScatterSegments) {
                     double sum0[kScatterSegments], sum1[kScatterSegments];
-#pragma unroll
-                    for (int j = 0; j < kScatterSegments; ++j) {
-                        load_sums<Real>(v[(g + j) * kSegmentTasks], sum0[j], sum1[j]);
-#pragma unroll
-                        for (int t = 1; t < kSegmentTasks; ++t) {
-                            double load0, load1;
-                            load_sums<Real>(v[(g + j) * kSegmentTasks + t], load0, load1);
-                            sum0[j] += load0;
-                            sum1[j] += load1;
-                        }
-                    }
+                    batch_segment_sums<Real, kSegmentTasks>(v, g, sum0, sum1);
                     scatter_lanes(plan, lane, sum0, sum1);
                     if (scatter_writer) {
                         const std::uint64_t bin = thread_bin | sum_bin | rank_bin;
@@ -385,17 +394,7 @@ __device__ __forceinline__ void stream_segments(const AmpPair<Real>* amps2, Plan
 #pragma unroll
             for (int g = 0; g < kSegments; g += kGroup) {
                 double sum0[kGroup], sum1[kGroup];
-#pragma unroll
-                for (int j = 0; j < kGroup; ++j) {
-                    load_sums<Real>(v[(g + j) * kSegmentTasks], sum0[j], sum1[j]);
-#pragma unroll
-                    for (int t = 1; t < kSegmentTasks; ++t) {
-                        double load0, load1;
-                        load_sums<Real>(v[(g + j) * kSegmentTasks + t], load0, load1);
-                        sum0[j] += load0;
-                        sum1[j] += load1;
-                    }
-                }
+                batch_segment_sums<Real, kSegmentTasks>(v, g, sum0, sum1);
                 combine_lanes(plan, sum0, sum1);
 #pragma unroll
                 for (int j = 0; j < kGroup; ++j) {
