@@ -294,13 +294,15 @@ __device__ __forceinline__ void stream_segments(const AmpPair<Real>* amps2, Plan
     std::uint64_t rank_bin = 0;
     bool scatter_writer = false;
     if constexpr (kScatter) {
-        unsigned rest = plan.nonselected_lane_mask;
+        unsigned rest = plan.nonselected_lane_mask, rank = 0;
 #pragma unroll
         for (int t = 0; t < kLogScatterSegments; ++t) {
             const int b = __ffs(static_cast<int>(rest)) - 1;
             rest &= rest - 1;
-            if ((lane >> b) & 1) rank_bin ^= plan.flip_bin[t] ^ (t ? plan.flip_bin[t - 1] : 0);
+            rank |= ((static_cast<unsigned>(lane) >> b) & 1u) << t;
         }
+        std::uint64_t rank_index;  // (not needed: the loads run on their own cursor)
+        segment_offsets(plan, rank, rank_index, rank_bin);
         scatter_writer = (lane & rest) == 0;
     }
 
@@ -387,10 +389,9 @@ __device__ __forceinline__ void stream_segments(const AmpPair<Real>* amps2, Plan
             }
             // kSectorStores: the sums this lane stores, those of segment
             // 4j + q of the batch (q = lane & 3; one register each instead
-            // of four sums held), and the bin of the sector they fill.
+            // of four sums held).
             const int q = lane & 3;
             double picked0 = 0, picked1 = 0;
-            std::uint64_t sector_bin = 0;
 #pragma unroll
             for (int g = 0; g < kSegments; g += kGroup) {
                 double sum0[kGroup], sum1[kGroup];
@@ -404,9 +405,11 @@ __device__ __forceinline__ void stream_segments(const AmpPair<Real>* amps2, Plan
                             picked0 = sum0[j];
                             picked1 = sum1[j];
                         }
-                        if (segment % 4 == 0) sector_bin = sum_bin;
                         if (segment % 4 == 3 && writer_lane) {
-                            const std::uint64_t bin = thread_bin | sector_bin | static_cast<unsigned>(q);
+                            // sum_bin is the sector's bin 3 (bins 0 and 1
+                            // are the lowest outer bits): this lane's is q.
+                            const std::uint64_t sector = sum_bin & ~std::uint64_t{3};
+                            const std::uint64_t bin = thread_bin | sector | static_cast<unsigned>(q);
                             dest[bin] = picked0;
                             if (plan.bit0_selected) dest[bin | plan.bit0_bin] = picked1;
                         }

@@ -37,8 +37,8 @@ constexpr int loads_in_flight(int num_qubits, bool single_precision) {
 constexpr int kMaxOuterBits = 64;
 // The segments of a batch that one reduce-scatter takes in the step form
 // (Plan::step_scatter): 4, so a lane keeps one of them after two levels.
-constexpr int kScatterSegments = 4;
 constexpr int kLogScatterSegments = 2;
+constexpr int kScatterSegments = 1 << kLogScatterSegments;
 // A thread's load: two amplitudes (index bit 0), 16 bytes of a float state,
 // 32 of a double one (AmpPair in cuda/marginal_common.cuh).
 constexpr int kLogFloatLoadBytes = 4;
