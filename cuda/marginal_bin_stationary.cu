@@ -265,6 +265,26 @@ __device__ __forceinline__ void scatter_lanes(const Plan& plan, int lane, double
 // bins 0 and 1 were warp bits before (step_sectors_pay has the rule and the
 // measurements: double n = 22, k = 16 highest 0.855 -> 0.88).
 //
+// Whole sectors stored evict-first: those sector stores are st.global.cs,
+// so L2 evicts the bins' lines first. Why that pays was not found; the
+// guess is that the output's dirty lines then leave L2 while the state still
+// streams, instead of holding lines the state's loads need (at n <= 22, where
+// the loads are plain) or staying for the next call to write back (at n >=
+// 24). Measured on an H100 (Auto, both precisions, two runs each,
+// alternating with plain stores, in four commands): double n = 20, k = 14
+// highest and descending 0.72 -> 0.77, k = 16 descending 0.734 -> 0.778,
+// highest 0.756 -> 0.768; n = 22, k = 16 highest 0.851 -> 0.891, descending
+// 0.842 -> 0.878, k = 18 descending 0.840 -> 0.875, highest 0.871 -> 0.880;
+// n = 24, k = 18 descending 0.918-0.924 -> 0.926-0.939, highest 0.929-0.936
+// -> 0.940-0.947, k = 20 descending 0.889-0.893 -> 0.895-0.904; n = 26,
+// k = 20 +0.002 to +0.006; the form's other cells (k = 20 at n = 22 and
+// highest at n = 24, k = 16 at n = 24 and 26, k = 18 at n = 26) level. The
+// same hint on every store of a final bin (the general loop's, the
+// reduce-scatter's) lost up to 0.036 in float (n = 20 to 24, k = 10..16 on
+// the highest, descending, scattered and random qubits) and 0.005 in the
+// general loop's sector form (double n = 24, k = 20 random), so only this
+// form has it.
+//
 // The body has two entries (below): bin_stationary_kernel, and
 // step_scatter_kernel for the step form with kScatter.
 template <class Real, int kUnroll, Merge kMerge, StateLoads kLoads, int kSegmentTasks = 0, bool kSectorStores = false,
@@ -410,8 +430,10 @@ __device__ __forceinline__ void stream_segments(const AmpPair<Real>* amps2, Plan
                             // are the lowest outer bits): this lane's is q.
                             const std::uint64_t sector = sum_bin & ~std::uint64_t{3};
                             const std::uint64_t bin = thread_bin | sector | static_cast<unsigned>(q);
-                            dest[bin] = picked0;
-                            if (plan.bit0_selected) dest[bin | plan.bit0_bin] = picked1;
+                            // Evict-first (st.global.cs): "Whole sectors
+                            // stored evict-first", above stream_segments.
+                            __stcs(dest + bin, picked0);
+                            if (plan.bit0_selected) __stcs(dest + (bin | plan.bit0_bin), picked1);
                         }
                     } else if (writer_lane) {
                         const std::uint64_t bin = thread_bin | sum_bin;
