@@ -270,18 +270,18 @@ __device__ __forceinline__ void scatter_lanes(const Plan& plan, int lane, double
 // guess is that the output's dirty lines then leave L2 while the state still
 // streams, instead of holding lines the state's loads need (at n <= 22, where
 // the loads are plain) or staying for the next call to write back (at n >=
-// 24). Measured on an H100 (Auto, both precisions, two runs each,
-// alternating with plain stores, in four commands): double n = 20, k = 14
-// highest and descending 0.72 -> 0.77, k = 16 descending 0.734 -> 0.778,
-// highest 0.756 -> 0.768; n = 22, k = 16 highest 0.851 -> 0.891, descending
-// 0.842 -> 0.878, k = 18 descending 0.840 -> 0.875, highest 0.871 -> 0.880;
-// n = 24, k = 18 descending 0.918-0.924 -> 0.926-0.939, highest 0.929-0.936
-// -> 0.940-0.947, k = 20 descending 0.889-0.893 -> 0.895-0.904; n = 26,
-// k = 20 +0.002 to +0.006; the form's other cells (k = 20 at n = 22 and
-// highest at n = 24, k = 16 at n = 24 and 26, k = 18 at n = 26) level. The
-// same hint on every store of a final bin (the general loop's, the
-// reduce-scatter's) lost up to 0.036 in float (n = 20 to 24, k = 10..16 on
-// the highest, descending, scattered and random qubits) and 0.005 in the
+// 24). Measured on an H100 (Auto and BinStationary, alternating with plain
+// stores: two or three runs each in five commands, and one engine sweep of
+// each in one command): double n = 22, k = 16 highest 0.851-0.854 ->
+// 0.891-0.893, descending 0.842-0.845 -> 0.878-0.880, k = 18 descending
+// 0.840 -> 0.875; n = 24, k = 18 +0.006 to +0.012, k = 20 descending
+// 0.889-0.893 -> 0.895-0.904; n = 26, k = 20 +0.002 to +0.006; n = 20, k =
+// 14 and 16 descending about +0.04 (calls of 8 us, whose times there jump
+// between runs by as much); the form's other cells level within 0.005 (k =
+// 14..16 at n = 22 to 26, k = 18 at n = 26, k = 20 at n = 22 and highest at
+// n = 24). The same hint on every store of a final bin (the general loop's,
+// the reduce-scatter's) lost up to 0.036 in float (n = 20 to 24, k = 10..16
+// on the highest, descending, scattered and random qubits) and 0.005 in the
 // general loop's sector form (double n = 24, k = 20 random), so only this
 // form has it.
 //
