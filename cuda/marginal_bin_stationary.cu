@@ -23,7 +23,7 @@
 // sum_rows_kernel for a few; second_pass_levels has the rule and its numbers).
 // Where four warps hold the four bins of each 32-byte sector, they trade
 // their sums through shared memory first, so that each sector is stored
-// whole by one warp (kSectorStores, above bin_stationary_kernel); where a
+// whole by one warp (kSectorStores, above stream_segments); where a
 // thread's consecutive segments are the four bins (double states, segments
 // of one load), neighbouring lanes store them together; and where a float
 // state's segments are one or two loads, the lanes end them as a
@@ -153,13 +153,10 @@ __device__ __forceinline__ void batch_segment_sums(const AmpPair<Real> (&v)[kUnr
     }
 }
 
-// The warp's part of a segment end, for N segments at once (both forms of
-// the kernel come here, so a bin gets the same additions in the same order
-// whichever form runs): without bit 0, sum1 is folded into sum0 (and left 0);
-// then each unselected lane bit, lowest first, adds the partner lane's sums,
-// one level for all N before the next.
+// Without bit 0 a thread's two amplitudes share a bin: sum1 is folded into
+// sum0 (and left 0), for N segments.
 template <int N>
-__device__ __forceinline__ void combine_lanes(const Plan& plan, double (&sum0)[N], double (&sum1)[N]) {
+__device__ __forceinline__ void fold_bit0(const Plan& plan, double (&sum0)[N], double (&sum1)[N]) {
     if (!plan.bit0_selected) {
 #pragma unroll
         for (int j = 0; j < N; ++j) {
@@ -167,18 +164,35 @@ __device__ __forceinline__ void combine_lanes(const Plan& plan, double (&sum0)[N
             sum1[j] = 0;
         }
     }
+}
+
+// Butterflies over the lane bits set in `mask`, lowest first, one level for
+// all N segments before the next: each lane adds its partner's sums.
+template <int N>
+__device__ __forceinline__ void butterfly_lanes(const Plan& plan, unsigned mask, double (&sum0)[N],
+                                                double (&sum1)[N]) {
 #pragma unroll
     for (int b = 0; b < kLaneBits; ++b) {
-        if ((plan.nonselected_lane_mask >> b) & 1u) {
+        if ((mask >> b) & 1u) {
 #pragma unroll
             for (int j = 0; j < N; ++j) sum0[j] += __shfl_xor_sync(0xffffffffu, sum0[j], 1 << b);
-            // Without bit 0 sum1 is 0 (folded above): no shuffles for it.
+            // Without bit 0 sum1 is 0 (fold_bit0): no shuffles for it.
             if (plan.bit0_selected) {
 #pragma unroll
                 for (int j = 0; j < N; ++j) sum1[j] += __shfl_xor_sync(0xffffffffu, sum1[j], 1 << b);
             }
         }
     }
+}
+
+// The warp's part of a segment end, for N segments at once (both forms of
+// the kernel come here, so a bin gets the same additions in the same order
+// whichever form runs): fold_bit0, then each unselected lane bit, lowest
+// first, adds the partner lane's sums, one level for all N before the next.
+template <int N>
+__device__ __forceinline__ void combine_lanes(const Plan& plan, double (&sum0)[N], double (&sum1)[N]) {
+    fold_bit0(plan, sum0, sum1);
+    butterfly_lanes(plan, plan.nonselected_lane_mask, sum0, sum1);
 }
 
 // The step form's segment ends as a reduce-scatter (kScatter, where
@@ -195,13 +209,7 @@ __device__ __forceinline__ void combine_lanes(const Plan& plan, double (&sum0)[N
 template <int N>
 __device__ __forceinline__ void scatter_lanes(const Plan& plan, int lane, double (&sum0)[N], double (&sum1)[N]) {
     static_assert(N >= 2 && (N & (N - 1)) == 0, "a power of two of segments");
-    if (!plan.bit0_selected) {
-#pragma unroll
-        for (int j = 0; j < N; ++j) {
-            sum0[j] += sum1[j];
-            sum1[j] = 0;
-        }
-    }
+    fold_bit0(plan, sum0, sum1);
     unsigned rest = plan.nonselected_lane_mask;
 #pragma unroll
     for (int half = N / 2; half >= 1; half /= 2) {
@@ -222,13 +230,8 @@ __device__ __forceinline__ void scatter_lanes(const Plan& plan, int lane, double
             }
         }
     }
-#pragma unroll
-    for (int b = 0; b < kLaneBits; ++b) {
-        if ((rest >> b) & 1u) {
-            sum0[0] += __shfl_xor_sync(0xffffffffu, sum0[0], 1 << b);
-            if (plan.bit0_selected) sum1[0] += __shfl_xor_sync(0xffffffffu, sum1[0], 1 << b);
-        }
-    }
+    // The remaining unselected bits: butterflies over the one segment kept.
+    butterfly_lanes(plan, rest, reinterpret_cast<double(&)[1]>(sum0[0]), reinterpret_cast<double(&)[1]>(sum1[0]));
 }
 
 // kSectorStores with the general loop (where plan.sector_stores): at each

@@ -411,11 +411,11 @@ bool step_sector_stores_rule(const Plan& plan) {
 
 // Float states of 2^24 to 2^28 amplitudes (8 loads in flight) whose
 // segments run the step form and leave at least two lane bits unselected end
-// their segments as a reduce-scatter (kScatter in bin_stationary_kernel's
-// step form): 2 + 1 shuffles for four segments where the butterflies take
-// four per level (float n = 26, k = 20 on the highest qubits, five lane bits
-// unselected: 6 instead of 20), and one store instruction for them where
-// there were four. Measured
+// their segments as a reduce-scatter (step_scatter_kernel in
+// cuda/marginal_bin_stationary.cu): 2 + 1 shuffles for four segments where
+// the butterflies take four per level (float n = 26, k = 20 on the highest
+// qubits, five lane bits unselected: 6 instead of 20), and one store
+// instruction for them where there were four. Measured
 // on an H100 (Auto, n = 22, 24, 26, k = 16..20, highest, descending, random
 // and lowest qubits, two runs each, alternating with the butterflies, in two
 // commands): float n = 26, k = 20 descending 0.898-0.902 -> 0.914-0.916,
