@@ -3,7 +3,9 @@
 // scattered (a random subset in random order) and descending (the low ones,
 // highest first), against a floor measured in the same process:
 //
-//   floor = max(copy roofline of the state (read + write once),
+//   floor = max(copy roofline of the state (read + write once: the fastest
+//               of a copy kernel, cudaMemcpy and an in-place kernel,
+//               measure_copy_roofline in bench_support.cuh),
 //               8 * 2^k flops per amplitude at the rate cuBLAS reaches on a
 //               large square ZGEMM (CGEMM for float states)).
 //
@@ -11,7 +13,9 @@
 // mma: cuda/apply_matrix.cuh).
 //
 // Counters per case: ms (median of many runs, CUDA events), GB/s of state read
-// and written, of_floor (floor / time: 1 is the floor), TFLOP/s, and cuBLAS
+// and written, of_floor (floor / time: 1 is the floor), TFLOP/s, copy_ms (the
+// copy floor) with its three measurements (copy_kernel_ms, memcpy_ms,
+// in_place_ms), and cuBLAS
 // ZGEMM/CGEMM on the k lowest qubits, where the gate is exactly the product
 // (2^k x 2^k) * (2^k x 2^(n-k)), as a comparison column (cublas_low_ms,
 // vs_cublas = cublas / ours; cuBLAS writes a separate output, we work in place).
@@ -292,7 +296,7 @@ struct Context {
     int n;
     StateVector<Real> state;
     StateVector<Real> scratch;  // input copies for checks; cuBLAS's separate output
-    double copy_ms = 0;
+    CopyRoofline copy;
     double gemm_tflops = 0;
     std::map<int, Matrix> matrices;
     std::map<int, double> cublas_low;  // ms by k; NaN where cuBLAS cannot take the shape
@@ -300,7 +304,7 @@ struct Context {
     explicit Context(int qubits) : n(qubits), state(qubits, Device::Gpu), scratch(qubits, Device::Gpu) {
         state.set_random_state(fresh_seed());
         scratch.set_random_state(fresh_seed());
-        copy_ms = copy_roofline_ms(state.data(), scratch.data(), state.bytes());
+        copy = measure_copy_roofline(state.data(), scratch.data(), state.bytes());
         gemm_tflops = square_gemm_tflops<Real>();
     }
 
@@ -407,7 +411,7 @@ void apply_matrix_case(benchmark::State& st, Layout layout, int k) {
         const double amplitudes = std::ldexp(1.0, n);
         const double flops = 8.0 * std::ldexp(1.0, k) * amplitudes;
         const double flop_ms = flops / (ctx.gemm_tflops * 1e12) * 1e3;
-        const double floor_ms = std::max(ctx.copy_ms, flop_ms);
+        const double floor_ms = std::max(ctx.copy.ms(), flop_ms);
         const std::string path_name = std::string(gpu::to_string(path)) + (forced ? " (forced)" : "");
         st.SetLabel(std::string(to_string(layout)) + " targets " + [&] {
             std::string s;
@@ -419,7 +423,10 @@ void apply_matrix_case(benchmark::State& st, Layout layout, int k) {
         st.counters["ms"] = ms;
         st.counters["GB/s"] = 2.0 * static_cast<double>(ctx.state.bytes()) / (ms * 1e-3) / 1e9;
         st.counters["TFLOP/s"] = flops / (ms * 1e-3) / 1e12;
-        st.counters["copy_ms"] = ctx.copy_ms;
+        st.counters["copy_ms"] = ctx.copy.ms();
+        st.counters["copy_kernel_ms"] = ctx.copy.kernel_ms;
+        st.counters["memcpy_ms"] = ctx.copy.memcpy_ms;
+        st.counters["in_place_ms"] = ctx.copy.in_place_ms;
         st.counters["flop_ms"] = flop_ms;
         st.counters["floor_ms"] = floor_ms;
         st.counters["of_floor"] = floor_ms / ms;

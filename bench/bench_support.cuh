@@ -1,6 +1,7 @@
 // Shared pieces of the GPU benchmarks: CUDA-event timing with warm-up and the
 // median of many runs, and the rooflines every benchmark measures in the same
-// process (a plain read of the state, and a device-to-device copy), so that
+// process (a plain read of the state, and the fastest of three ways to read
+// and write it once: measure_copy_roofline), so that
 // each result is reported as a ratio to what this GPU does today. The read
 // roofline is the library's one kernel (cuda/roofline.cu), the same that
 // `qmarg bench marginal` times.
@@ -87,10 +88,24 @@ inline bool record_gpu(const char* program, GpuInfo* info_out = nullptr) {
     return true;
 }
 
-// Copy roofline: read and write each byte once.
+// Copy roofline: read and write each byte once, from one buffer to another.
 __global__ void copy_roofline_kernel(const double4_32a* in, double4_32a* out, Index count) {
     const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
     for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) out[i] = in[i];
+}
+
+// The same in place, as a gate updates its state: each 32 bytes read and
+// written back negated (so the store cannot be dropped).
+__global__ void in_place_roofline_kernel(double4_32a* data, Index count) {
+    const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
+    for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
+        double4_32a v = data[i];
+        v.x = -v.x;
+        v.y = -v.y;
+        v.z = -v.z;
+        v.w = -v.w;
+        data[i] = v;
+    }
 }
 
 // Median milliseconds to read `bytes` (a multiple of 32) at `data`.
@@ -98,16 +113,42 @@ inline double read_roofline_ms(const void* data, std::size_t bytes, double* sink
     return median(time_runs([&] { gpu::launch_read_roofline(data, bytes, sink); }, runs));
 }
 
-// Median milliseconds to copy `bytes` (a multiple of 32) from `in` to `out`.
-inline double copy_roofline_ms(const void* in, void* out, std::size_t bytes, int runs = 30) {
+// The time to read and write every byte of a buffer once, measured three ways
+// in the same process, each the median of `runs` runs: the floor is the
+// fastest of them. One way alone is not a floor. On an H200 (n = 30 double,
+// 16 GiB) the copy kernel moved 3.13 TB/s (read + write) while the gates on
+// 1 to 3 targets updated the state in place at 3.9 TB/s, 1.24 times "the
+// floor"; on an H100 the kernel took 14.0 ms where cudaMemcpy took 11.3
+// (../DESIGN numbers, 3.03 TB/s).
+struct CopyRoofline {
+    double kernel_ms = 0;    // copy_roofline_kernel, `in` to `out`
+    double memcpy_ms = 0;    // cudaMemcpyAsync device to device, `in` to `out`
+    double in_place_ms = 0;  // in_place_roofline_kernel on `out`
+    double ms() const { return std::min({kernel_ms, memcpy_ms, in_place_ms}); }
+};
+
+// `bytes` is a multiple of 32; `out`'s contents are overwritten (and negated
+// an unspecified number of times).
+inline CopyRoofline measure_copy_roofline(const void* in, void* out, std::size_t bytes, int runs = 30) {
     const Index count = bytes / sizeof(double4_32a);
     const unsigned blocks = gpu::grid_stride_blocks(count, 256, 16);
-    return median(time_runs(
+    CopyRoofline r;
+    r.kernel_ms = median(time_runs(
         [&] {
-            copy_roofline_kernel<<<blocks, 256>>>(static_cast<const double4_32a*>(in), static_cast<double4_32a*>(out), count);
+            copy_roofline_kernel<<<blocks, 256>>>(static_cast<const double4_32a*>(in), static_cast<double4_32a*>(out),
+                                                  count);
             QMARG_CHECK_LAUNCH(copy_roofline_kernel);
         },
         runs));
+    r.memcpy_ms =
+        median(time_runs([&] { QMARG_CUDA_CHECK(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice)); }, runs));
+    r.in_place_ms = median(time_runs(
+        [&] {
+            in_place_roofline_kernel<<<blocks, 256>>>(static_cast<double4_32a*>(out), count);
+            QMARG_CHECK_LAUNCH(in_place_roofline_kernel);
+        },
+        runs));
+    return r;
 }
 
 // Removes --name=value (an integer flag of a benchmark program, read before

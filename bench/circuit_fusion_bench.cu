@@ -10,11 +10,14 @@
 //
 // Every pass of a gate of up to 3 or 4 qubits over the state is bound by memory
 // bandwidth, so the floor of a circuit of N operations is N copies of the state:
-// floor_ms = ops x copy_ms, with the copy roofline (bench_support.cuh) measured
-// in the same run. Counters per case: ms per circuit (median of runs, CUDA
+// floor_ms = ops x copy_ms, with the copy roofline (measure_copy_roofline in
+// bench_support.cuh: the fastest of three ways to read and write the state
+// once) measured in the same run. Counters per case: ms per circuit (median of runs, CUDA
 // events; fusion itself is host work done once and reported apart as fuse_ms),
 // speedup against the unfused circuit of the same precision, ops, ops by width
-// (w1 .. w5: targets plus controls), copy_ms, floor_ms, of_floor (floor / ms).
+// (w1 .. w5: targets plus controls), copy_ms (with copy_kernel_ms, memcpy_ms and
+// in_place_ms, the three measurements it is the least of), floor_ms, of_floor
+// (floor / ms).
 //
 // Nothing is timed before it is checked: the fused circuit is run on the same
 // fresh random state as the unfused one, and the two results must agree to 1e-10
@@ -167,7 +170,7 @@ struct Context {
     StateVector<Real> start;      // the random input of every check
     StateVector<Real> state;      // where circuits run
     StateVector<Real> reference;  // the unfused circuit applied to `start`
-    double copy_ms = 0;
+    CopyRoofline copy;
     double unfused_ms = 0;        // 0 until measured
 
     Context()
@@ -176,7 +179,7 @@ struct Context {
           state(g_qubits, Device::Gpu),
           reference(g_qubits, Device::Gpu) {
         start.set_random_state((static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}());
-        copy_ms = copy_roofline_ms(start.data(), state.data(), start.bytes());
+        copy = measure_copy_roofline(start.data(), state.data(), start.bytes());
         reference.copy_from(start);
         run(reference, circuit);
     }
@@ -252,9 +255,12 @@ void circuit_case(benchmark::State& st, int fuse) {
         st.counters["ms"] = ms;
         st.counters["fuse_ms"] = fuse_ms;
         st.counters["speedup"] = ctx.unfused_ms > 0 ? ctx.unfused_ms / ms : std::nan("");
-        st.counters["copy_ms"] = ctx.copy_ms;
-        st.counters["floor_ms"] = ops * ctx.copy_ms;
-        st.counters["of_floor"] = ops * ctx.copy_ms / ms;
+        st.counters["copy_ms"] = ctx.copy.ms();
+        st.counters["copy_kernel_ms"] = ctx.copy.kernel_ms;
+        st.counters["memcpy_ms"] = ctx.copy.memcpy_ms;
+        st.counters["in_place_ms"] = ctx.copy.in_place_ms;
+        st.counters["floor_ms"] = ops * ctx.copy.ms();
+        st.counters["of_floor"] = ops * ctx.copy.ms() / ms;
         st.counters["ms_per_op"] = ms / ops;
         st.counters["check_error"] = error.norm;
         st.counters["check_max_error"] = error.max;
