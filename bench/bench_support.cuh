@@ -115,11 +115,13 @@ inline double read_roofline_ms(const void* data, std::size_t bytes, double* sink
 
 // The time to read and write every byte of a buffer once, measured three ways
 // in the same process, each the median of `runs` runs: the floor is the
-// fastest of them. One way alone is not a floor. On an H200 (n = 30 double,
-// 16 GiB) the copy kernel moved 3.13 TB/s (read + write) while the gates on
-// 1 to 3 targets updated the state in place at 3.9 TB/s, 1.24 times "the
-// floor"; on an H100 the kernel took 14.0 ms where cudaMemcpy took 11.3
-// (../DESIGN numbers, 3.03 TB/s).
+// fastest of them. One way alone is not a floor: on an H200 (a 16 GiB double
+// state) the copy kernel and the in-place kernel took 10.95 ms (3.1 TB/s read
+// + write), cudaMemcpyAsync 7.99 ms (4.3 TB/s), and the gates on 1 to 3
+// targets, timed against the copy kernel alone, ran at 1.24 times "the
+// floor". On the H100 of bench/results/apply_matrix_H100.json the kernel took
+// 14.0 ms, where a device-to-device copy had been measured at 3.03 TB/s
+// (11.3 ms).
 struct CopyRoofline {
     double kernel_ms = 0;    // copy_roofline_kernel, `in` to `out`
     double memcpy_ms = 0;    // cudaMemcpyAsync device to device, `in` to `out`

@@ -29,7 +29,14 @@
 //     0.73-0.87 on high ones).
 // Everything else keeps its FMA path: k <= 3, k <= 4 in float, k = 5 with
 // high targets in float, and k = 4 with high targets in double run at or
-// near the copy roofline. Measured on an
+// near the copy roofline (the figures below are fractions of a copy kernel's
+// time, which a device-to-device copy beats by about 1.25 times: see
+// bench/results/README.md, "The copy floor"). On an H200 (float, n = 28,
+// fractions of that kernel's time, low / high / scattered / descending): k
+// = 5 on tensor cores 0.66 / 0.60 / 0.62 / 0.70 against 0.53 / 0.62 / 0.53 /
+// 0.54 on the FMA kernels, as the rule picks; k = 4 0.96 / 0.74 / 0.75 / 0.90
+// against 0.91 / 1.16 / 1.05 / 0.91, the FMA kernels 6 % behind on the
+// lowest qubits, where on the H100 they were 1.8 times ahead. Measured on an
 // H100 (fraction of the floor; tensor cores forced with apply_matrix_bench
 // --tensor_cores=1, the FMA paths with --fma_paths=1), with the Gauss-form
 // kernels: float, n = 28: k = 4 low 0.67 against 1.23, high and scattered

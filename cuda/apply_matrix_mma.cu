@@ -227,6 +227,20 @@ constexpr bool raw_chunk() {
 // scattered 0.822-0.824 -> 0.825-0.827, descending 0.817-0.824 ->
 // 0.816-0.819. With the matrix's L2 bytes per flop doubled that is level, so
 // at k = 7 the wait at a block's barriers is not what a second block wins.
+// On an H200, whose copy is 1.4 times faster, double k = 6 and float k = 5
+// are no longer bound by memory (double k = 6 runs at 34 to 39 TFLOP/s of the
+// model where k = 7 reaches 45 to 47), and the wider warp tiles were tried
+// there (double n = 30, float n = 28, fraction of a copy kernel's time, low
+// / high / scattered / descending, two runs each, alternating with these
+// shapes):
+// double k = 6 as in the table 0.768-0.775 / 0.659-0.660 / 0.697-0.701 /
+// 0.723-0.735; on k = 7's shape (16 x 32, 64 columns, one block, three
+// stages; 232 registers) 0.728-0.730 / 0.671-0.674 / 0.707-0.710 /
+// 0.685-0.693, the same with two stages level with it, with 128 columns and
+// two stages (214 registers) 0.768-0.771 / 0.662-0.664 / 0.700 /
+// 0.714-0.723; float k = 5 (the raw kernel) on 16 x 32 tiles with 128 columns
+// (198 registers) 0.60 / - / 0.53-0.56 / 0.60-0.62 against 0.71-0.72 / - /
+// 0.63-0.64 / 0.68-0.71 (its high targets run the FMA kernel).
 template <int K, class Real>
 struct OneBlockShape {
     // Double k = 7 takes 64 columns, 16 x 32 warp tiles and three stages on
