@@ -118,8 +118,8 @@ inline double read_roofline_ms(const void* data, std::size_t bytes, double* sink
 // fastest of them. One way alone is not a floor: on an H200 (a 16 GiB double
 // state) the copy kernel and the in-place kernel took 10.95 ms (3.1 TB/s read
 // + write), cudaMemcpyAsync 7.99 ms (4.3 TB/s), and the gates on 1 to 3
-// targets, timed against the copy kernel alone, ran at 1.24 times "the
-// floor". On the H100 of bench/results/apply_matrix_H100.json the kernel took
+// targets, timed against the copy kernel alone, ran at 1.21 to 1.26 times
+// "the floor". On the H100 of bench/results/apply_matrix_H100.json the kernel took
 // 14.0 ms, where a device-to-device copy had been measured at 3.03 TB/s
 // (11.3 ms).
 struct CopyRoofline {

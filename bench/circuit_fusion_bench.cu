@@ -12,12 +12,12 @@
 // bandwidth, so the floor of a circuit of N operations is N copies of the state:
 // floor_ms = ops x copy_ms, with the copy roofline (measure_copy_roofline in
 // bench_support.cuh: the fastest of three ways to read and write the state
-// once) measured in the same run. Counters per case: ms per circuit (median of runs, CUDA
-// events; fusion itself is host work done once and reported apart as fuse_ms),
-// speedup against the unfused circuit of the same precision, ops, ops by width
-// (w1 .. w5: targets plus controls), copy_ms (with copy_kernel_ms, memcpy_ms and
-// in_place_ms, the three measurements it is the least of), floor_ms, of_floor
-// (floor / ms).
+// once) measured in the same run. Counters per case: ms per circuit (median
+// of runs, CUDA events; fusion itself is host work done once and reported
+// apart as fuse_ms), speedup against the unfused circuit of the same
+// precision, ops, ops by width (w1 .. w5: targets plus controls), copy_ms
+// (with copy_kernel_ms, memcpy_ms and in_place_ms, the three measurements it
+// is the least of), floor_ms, of_floor (floor / ms).
 //
 // Nothing is timed before it is checked: the fused circuit is run on the same
 // fresh random state as the unfused one, and the two results must agree to 1e-10
