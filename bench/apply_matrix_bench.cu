@@ -423,10 +423,7 @@ void apply_matrix_case(benchmark::State& st, Layout layout, int k) {
         st.counters["ms"] = ms;
         st.counters["GB/s"] = 2.0 * static_cast<double>(ctx.state.bytes()) / (ms * 1e-3) / 1e9;
         st.counters["TFLOP/s"] = flops / (ms * 1e-3) / 1e12;
-        st.counters["copy_ms"] = ctx.copy.ms();
-        st.counters["copy_kernel_ms"] = ctx.copy.kernel_ms;
-        st.counters["memcpy_ms"] = ctx.copy.memcpy_ms;
-        st.counters["in_place_ms"] = ctx.copy.in_place_ms;
+        record_copy_roofline(st, ctx.copy);
         st.counters["flop_ms"] = flop_ms;
         st.counters["floor_ms"] = floor_ms;
         st.counters["of_floor"] = floor_ms / ms;

@@ -1,8 +1,8 @@
 // Shared pieces of the GPU benchmarks: CUDA-event timing with warm-up and the
 // median of many runs, and the rooflines every benchmark measures in the same
 // process (a plain read of the state, and the fastest of three ways to read
-// and write it once: measure_copy_roofline), so that
-// each result is reported as a ratio to what this GPU does today. The read
+// and write it once: measure_copy_roofline), so that each result is reported
+// as a ratio to what this GPU does today. The read
 // roofline is the library's one kernel (cuda/roofline.cu), the same that
 // `qmarg bench marginal` times.
 #pragma once
@@ -119,9 +119,9 @@ inline double read_roofline_ms(const void* data, std::size_t bytes, double* sink
 // state) the copy kernel and the in-place kernel took 10.95 ms (3.1 TB/s read
 // + write), cudaMemcpyAsync 7.99 ms (4.3 TB/s), and the gates on 1 to 3
 // targets, timed against the copy kernel alone, ran at 1.21 to 1.26 times
-// "the floor". On the H100 of bench/results/apply_matrix_H100.json the kernel took
-// 14.0 ms, where a device-to-device copy had been measured at 3.03 TB/s
-// (11.3 ms).
+// "the floor". On the H100 of bench/results/apply_matrix_H100.json the
+// kernel took 14.0 ms, where a device-to-device copy had been measured at
+// 3.03 TB/s (11.3 ms).
 struct CopyRoofline {
     double kernel_ms = 0;    // copy_roofline_kernel, `in` to `out`
     double memcpy_ms = 0;    // cudaMemcpyAsync device to device, `in` to `out`
@@ -151,6 +151,14 @@ inline CopyRoofline measure_copy_roofline(const void* in, void* out, std::size_t
         },
         runs));
     return r;
+}
+
+// The copy floor and its three measurements as a benchmark's counters.
+inline void record_copy_roofline(benchmark::State& st, const CopyRoofline& copy) {
+    st.counters["copy_ms"] = copy.ms();
+    st.counters["copy_kernel_ms"] = copy.kernel_ms;
+    st.counters["memcpy_ms"] = copy.memcpy_ms;
+    st.counters["in_place_ms"] = copy.in_place_ms;
 }
 
 // Removes --name=value (an integer flag of a benchmark program, read before

@@ -255,10 +255,7 @@ void circuit_case(benchmark::State& st, int fuse) {
         st.counters["ms"] = ms;
         st.counters["fuse_ms"] = fuse_ms;
         st.counters["speedup"] = ctx.unfused_ms > 0 ? ctx.unfused_ms / ms : std::nan("");
-        st.counters["copy_ms"] = ctx.copy.ms();
-        st.counters["copy_kernel_ms"] = ctx.copy.kernel_ms;
-        st.counters["memcpy_ms"] = ctx.copy.memcpy_ms;
-        st.counters["in_place_ms"] = ctx.copy.in_place_ms;
+        record_copy_roofline(st, ctx.copy);
         st.counters["floor_ms"] = ops * ctx.copy.ms();
         st.counters["of_floor"] = ops * ctx.copy.ms() / ms;
         st.counters["ms_per_op"] = ms / ops;

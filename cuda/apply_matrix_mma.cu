@@ -232,8 +232,7 @@ constexpr bool raw_chunk() {
 // model where k = 7 reaches 45 to 47), and the wider warp tiles were tried
 // there (double n = 30, float n = 28, fraction of a copy kernel's time, low
 // / high / scattered / descending, two runs each, alternating with these
-// shapes):
-// double k = 6 as in the table 0.768-0.775 / 0.659-0.660 / 0.697-0.701 /
+// shapes): double k = 6 as in the table 0.768-0.775 / 0.659-0.660 / 0.697-0.701 /
 // 0.723-0.735; on k = 7's shape (16 x 32, 64 columns, one block, three
 // stages; 232 registers) 0.728-0.730 / 0.671-0.674 / 0.707-0.710 /
 // 0.685-0.693, the same with two stages level with it, with 128 columns and
