@@ -7,6 +7,7 @@
 
 #include "backend/gpu.hpp"
 #include "check.cuh"
+#include "device_attribute.cuh"
 
 namespace qmarg {
 namespace gpu {
@@ -33,17 +34,6 @@ const Probe& probe() {
         }
     });
     return result;
-}
-
-// A device attribute, or 0 when the driver does not report it (the error is
-// cleared so that it does not surface at the next checked call).
-int attribute_or_zero(cudaDeviceAttr attribute, int device) {
-    int value = 0;
-    if (cudaDeviceGetAttribute(&value, attribute, device) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
-    }
-    return value;
 }
 
 }  // namespace

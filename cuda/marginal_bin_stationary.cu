@@ -812,10 +812,12 @@ void run_streaming_path(const std::complex<Real>* amps, int num_qubits, const Qu
         return;
     }
     const bool single_precision = std::is_same<Real, float>::value;
+    constexpr bool kAtomics = kMerge == Merge::Atomic;
+    // Only the atomic merge depends on the device (choose_merge).
+    const MergeDevice device = kAtomics ? merge_device() : MergeDevice{};
     MergePlan chosen = fixed.mask == 0
-                           ? choose_merge(num_qubits, qubits, single_precision, kMerge == Merge::Atomic)
-                           : choose_merge(compact_qubits, fixed.compact(qubits), single_precision,
-                                          kMerge == Merge::Atomic);
+                           ? choose_merge(num_qubits, qubits, single_precision, kAtomics, device)
+                           : choose_merge(compact_qubits, fixed.compact(qubits), single_precision, kAtomics, device);
     if (fixed.mask != 0) chosen.launch = spread_onto_full_index(chosen.launch, fixed);
     const auto* amps2 = reinterpret_cast<const AmpPair<Real>*>(amps + fixed.values);
     if (chosen.atomic) {

@@ -8,6 +8,8 @@
 #include <mutex>
 
 #include "check.cuh"
+#include "device_attribute.cuh"
+#include "marginal_atomic_merge.hpp"
 #include "marginal_common.cuh"
 #include "marginal_plan.cuh"
 #include "marginal_state_loads.hpp"
@@ -27,14 +29,22 @@ MarginalDeviceLimits query_marginal_device_limits() {
         const auto found = known.find(device);
         if (found != known.end()) return found->second;
     }
-    int shared_optin = 0, max_grid_x = 0, l2_bytes = 0;
+    int shared_optin = 0, max_grid_x = 0, l2_bytes = 0, multiprocessors = 0;
     QMARG_CUDA_CHECK(cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     QMARG_CUDA_CHECK(cudaDeviceGetAttribute(&max_grid_x, cudaDevAttrMaxGridDimX, device));
     QMARG_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
+    QMARG_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
+    const int memory_clock_khz = attribute_or_zero(cudaDevAttrMemoryClockRate, device);
+    const int bus_width_bits = attribute_or_zero(cudaDevAttrGlobalMemoryBusWidth, device);
     MarginalDeviceLimits limits;
     limits.shared_bytes_per_block = static_cast<std::size_t>(shared_optin);
     limits.max_grid_blocks = static_cast<unsigned>(max_grid_x);
     limits.l2_bytes = static_cast<std::uint64_t>(l2_bytes);
+    // Two transfers a memory clock (double data rate), bus width / 8 bytes each.
+    if (multiprocessors > 0) {
+        limits.multiprocessor_bytes_per_us =
+            2.0 * memory_clock_khz * 1e-3 * (bus_width_bits / 8.0) / static_cast<double>(multiprocessors);
+    }
     std::lock_guard<std::mutex> lock(mutex);
     known.emplace(device, limits);
     return limits;
@@ -43,6 +53,8 @@ MarginalDeviceLimits query_marginal_device_limits() {
 StateLoads state_loads_for_device(int num_qubits, int k, bool single_precision) {
     return state_loads_for(num_qubits, k, single_precision, query_marginal_device_limits().l2_bytes);
 }
+
+MergeDevice merge_device() { return MergeDevice{query_marginal_device_limits().multiprocessor_bytes_per_us}; }
 
 std::size_t shared_privatized_bytes(int k) { return (std::size_t{1} << k) * sizeof(double); }
 

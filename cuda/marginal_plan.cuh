@@ -23,6 +23,11 @@ struct MarginalDeviceLimits {
     unsigned max_grid_blocks = 0;
     // L2 cache (cudaDevAttrL2CacheSize): state_loads_for weighs the output against it.
     std::uint64_t l2_bytes = 0;
+    // One multiprocessor's share of the peak memory bandwidth, bytes per
+    // microsecond (0 where the memory clock or bus width is not reported):
+    // BinStationaryAtomic's merge rule weighs its blocks against it
+    // (MergeDevice in src/marginal_atomic_merge.hpp).
+    double multiprocessor_bytes_per_us = 0;
 };
 
 // Queries the current device (throws CudaError when that fails).

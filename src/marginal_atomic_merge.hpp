@@ -36,11 +36,26 @@ enum class AtomicMerge {
     // meet in no more requests than the output itself allows.
     FewPartsIntoCopies,
 };
-AtomicMerge bin_stationary_atomic_merge(int num_qubits, const Qubits& qubits, bool single_precision);
+
+// What the rule asks of the GPU: one multiprocessor's share of the peak
+// memory bandwidth, in bytes per microsecond (the memory clock times the bus
+// width, over the multiprocessors). 0 where the driver does not report them:
+// then the rule is the one measured on an H100, many parts wherever they
+// paid there (many_parts_blocks_long_enough has the measurements).
+struct MergeDevice {
+    double multiprocessor_bytes_per_us = 0;
+};
+// The current GPU's (cuda/marginal_plan.cu; throws CudaError when it cannot
+// be asked).
+MergeDevice merge_device();
+
+AtomicMerge bin_stationary_atomic_merge(int num_qubits, const Qubits& qubits, bool single_precision,
+                                        const MergeDevice& device);
 // Whether, merging with atomics, each block gathers its bins in shared
 // memory first and adds them from consecutive threads (gather_atomics_pay,
 // gather_halves_sectors).
-bool bin_stationary_atomics_gathered(int num_qubits, const Qubits& qubits, bool single_precision);
+bool bin_stationary_atomics_gathered(int num_qubits, const Qubits& qubits, bool single_precision,
+                                     const MergeDevice& device);
 
 }  // namespace gpu
 }  // namespace qmarg

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <mutex>
 #include <vector>
 
@@ -809,8 +810,9 @@ bool segments_interleave_finely(const Launch& many) {
 
 // The plan a call runs and how it merges split segments. BinStationary runs
 // the plan of few parts with partial rows. BinStationaryAtomic runs the plan
-// of many parts where it has more than 2^kLogFewBlocks blocks and atomics pay
-// on it (atomic_merge_pays, unless whole_segments_pay, or on small states
+// of many parts where it has more than 2^kLogFewBlocks blocks, they are long
+// enough for the device (many_parts_blocks_long_enough) and atomics pay on
+// it (atomic_merge_pays, unless whole_segments_pay, or on small states
 // small_state_many_parts_merge, which can also choose few parts into the
 // output), and otherwise the plan of few parts, with atomics into copies of
 // the output where copies_of_output_pay, into the output itself where
@@ -823,12 +825,46 @@ bool segments_interleave_finely(const Launch& many) {
 // atomics pay on many parts), few parts were level or ahead wherever many
 // parts meant at most 2^10 blocks (up to 0.06 ahead, at most 0.025 behind,
 // in 96 cells) and behind in 40 of the 136 cells with more (up to 0.08).
+// Whether the blocks of many parts are long enough on `device` for their
+// atomics to pay: each block's share of the state takes at least
+// kMinManyPartsBlockUs to stream at one multiprocessor's share of the peak
+// bandwidth. A block pays a fixed time to start, bring its first loads in
+// and add its bins; many parts run about 2^12 short blocks, and where memory
+// is fast against that time (float states of 2^23 and 2^24 amplitudes,
+// blocks of 32 KiB, on an H200) it shows, and few parts run ahead, with the
+// merges the rules below give them where many parts do not run. Measured
+// on an H200 (36.5 KB/us a multiprocessor: 0.90 us for 32 KiB; `qmarg bench
+// marginal`, BinStationaryAtomic, float, n = 24, 26, 28, k = 1..6, 8, 10,
+// 12, 14, 16, 20, five layouts, seed 1, two runs each, alternating with
+// many parts turned off in float): n = 24, in the 45 cells that ran many
+// parts, 0.75-0.79 of the read roofline -> 0.81-0.88 (k = 1 highest 0.78 ->
+// 0.86, k = 12 scattered 0.77 -> 0.87, k = 14 highest 0.79 -> 0.82), against
+// BinStationary's 0.80-0.88; n = 26 (128 KiB, 3.6 us) many parts ahead,
+// 0.92-0.94 against 0.88-0.92, but for k = 14 on the highest and descending
+// qubits (0.93 -> 0.95, left to many parts); n = 28 level. With this rule
+// (two runs each, alternating with the rule before): n = 23, in the 37
+// cells it changes, 0.71-0.75 -> 0.78-0.81 (BinStationary 0.69-0.80), the
+// others level (-0.005 to +0.005); n = 24, Auto within 0.3 % of the faster
+// of BinStationary and BinStationaryAtomic in every cell. On an H100
+// (25.4 KB/us: 1.29 us for 32 KiB) many parts ran ahead at float n = 24 (k =
+// 1: 0.96 against 0.92 with few parts and atomics; few parts' comment
+// above), so the bound lies between 0.90 and 1.29 us; a device whose memory
+// clock or bus width is unknown keeps many parts.
+constexpr double kMinManyPartsBlockUs = 1.0;
+bool many_parts_blocks_long_enough(int num_qubits, bool single_precision, const Launch& many,
+                                   const MergeDevice& device) {
+    const double state_bytes = std::ldexp(single_precision ? 8.0 : 16.0, num_qubits);
+    const double block_us = state_bytes / static_cast<double>(many.blocks) / device.multiprocessor_bytes_per_us;
+    return device.multiprocessor_bytes_per_us <= 0 || block_us >= kMinManyPartsBlockUs;
+}
+
 Launch with_copies_of_output(Launch launch) {
     launch.plan.copy_mask = (std::uint64_t{1} << kLogCopies) - 1;
     launch.plan.copy_stride = std::max(launch.plan.bins, kBinsPerKib);
     return launch;
 }
-MergePlan choose_plan_and_merge(int num_qubits, const Qubits& qubits, bool single_precision, bool atomics_allowed) {
+MergePlan choose_plan_and_merge(int num_qubits, const Qubits& qubits, bool single_precision, bool atomics_allowed,
+                                const MergeDevice& device) {
     const int k = static_cast<int>(qubits.size());
     const Parts few_parts = few_parts_for(num_qubits, single_precision);
     const Launch few = cached_plan(num_qubits, qubits, few_parts, single_precision);
@@ -843,16 +879,21 @@ MergePlan choose_plan_and_merge(int num_qubits, const Qubits& qubits, bool singl
         const Launch many = cached_plan(num_qubits, qubits, Parts::Many, single_precision);
         const bool many_pay = !(single_precision && segments_interleave_finely(many));
         if (many_pay && many.blocks > (std::uint64_t{1} << kLogFewBlocks)) {
+            // Where many parts would run but their blocks are too short for
+            // the device, the rules below the branch choose few parts' merge.
+            const bool long_enough = many_parts_blocks_long_enough(num_qubits, single_precision, many, device);
             if (atomic_merge_pays(num_qubits, k, many)) {
                 if (whole_segments_pay(num_qubits, single_precision, few)) return partial_rows;
-                return unless_partial_rows_pay({many, Parts::Many, true});
-            }
-            switch (small_state_many_parts_merge(num_qubits, many, copies_pay_on_few)) {
-                case SmallStateMerge::ManyPartsIntoOutput:
-                    return unless_partial_rows_pay({many, Parts::Many, true});
-                case SmallStateMerge::FewPartsIntoOutput:
-                    return unless_partial_rows_pay({few, few_parts, true});
-                case SmallStateMerge::FewParts: break;
+                if (long_enough) return unless_partial_rows_pay({many, Parts::Many, true});
+            } else {
+                switch (small_state_many_parts_merge(num_qubits, many, copies_pay_on_few)) {
+                    case SmallStateMerge::ManyPartsIntoOutput:
+                        if (long_enough) return unless_partial_rows_pay({many, Parts::Many, true});
+                        break;
+                    case SmallStateMerge::FewPartsIntoOutput:
+                        return unless_partial_rows_pay({few, few_parts, true});
+                    case SmallStateMerge::FewParts: break;
+                }
             }
         }
     }
@@ -923,8 +964,9 @@ bool step_segments_apply(const Plan& plan, int unroll) {
 }
 
 // choose_plan_and_merge, and whether its atomics are gathered per block.
-MergePlan choose_merge(int num_qubits, const Qubits& qubits, bool single_precision, bool atomics_allowed) {
-    MergePlan chosen = choose_plan_and_merge(num_qubits, qubits, single_precision, atomics_allowed);
+MergePlan choose_merge(int num_qubits, const Qubits& qubits, bool single_precision, bool atomics_allowed,
+                       const MergeDevice& device) {
+    MergePlan chosen = choose_plan_and_merge(num_qubits, qubits, single_precision, atomics_allowed, device);
     chosen.launch.plan.gather_atomics = chosen.atomic && (gather_atomics_pay(chosen.launch.plan) ||
                                                           gather_halves_sectors(num_qubits, chosen.launch));
     return chosen;
@@ -957,25 +999,27 @@ using bin_stationary::Parts;
 using bin_stationary::Plan;
 using bin_stationary::step_segments_apply;
 
-AtomicMerge bin_stationary_atomic_merge(int num_qubits, const Qubits& qubits, bool single_precision) {
+AtomicMerge bin_stationary_atomic_merge(int num_qubits, const Qubits& qubits, bool single_precision,
+                                        const MergeDevice& device) {
     if (!has_merge(num_qubits, qubits, single_precision)) return AtomicMerge::None;
-    const MergePlan chosen = choose_merge(num_qubits, qubits, single_precision, true);
+    const MergePlan chosen = choose_merge(num_qubits, qubits, single_precision, true, device);
     if (!chosen.atomic) return AtomicMerge::None;
     if (chosen.parts == Parts::Many) return AtomicMerge::ManyParts;  // never into copies
     return chosen.launch.plan.copy_mask != 0 ? AtomicMerge::FewPartsIntoCopies : AtomicMerge::FewParts;
 }
 
-bool bin_stationary_atomics_gathered(int num_qubits, const Qubits& qubits, bool single_precision) {
+bool bin_stationary_atomics_gathered(int num_qubits, const Qubits& qubits, bool single_precision,
+                                     const MergeDevice& device) {
     // choose_merge gathers only where it merges with atomics.
     if (!has_merge(num_qubits, qubits, single_precision)) return false;
-    return choose_merge(num_qubits, qubits, single_precision, true).launch.plan.gather_atomics != 0;
+    return choose_merge(num_qubits, qubits, single_precision, true, device).launch.plan.gather_atomics != 0;
 }
 
 bool streaming_stores_whole_sectors(int num_qubits, const Qubits& qubits, bool single_precision) {
     if (num_qubits < kMinQubits) return false;
     // As run_streaming_path and run_plan choose, with BinStationary's merge
     // (sector_stores holds only where no segment is split).
-    const Plan plan = choose_merge(num_qubits, qubits, single_precision, false).launch.plan;
+    const Plan plan = choose_merge(num_qubits, qubits, single_precision, false, MergeDevice{}).launch.plan;
     if (step_segments_apply(plan, loads_in_flight(num_qubits, single_precision))) return plan.step_sector_stores;
     return plan.sector_stores;
 }
@@ -984,7 +1028,7 @@ bool streaming_scatters_segments(int num_qubits, const Qubits& qubits, bool sing
     if (num_qubits < kMinQubits) return false;
     // run_plan takes the flag as it stands (it holds only for unsplit
     // segments of the step form with 8 loads in flight).
-    return choose_merge(num_qubits, qubits, single_precision, false).launch.plan.step_scatter != 0;
+    return choose_merge(num_qubits, qubits, single_precision, false, MergeDevice{}).launch.plan.step_scatter != 0;
 }
 
 }  // namespace gpu

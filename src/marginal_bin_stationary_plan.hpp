@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "marginal_atomic_merge.hpp"
 #include "marginal_fixed_bits.hpp"
 #include "qmarg/bits.hpp"
 #include "qmarg/types.hpp"
@@ -167,8 +168,10 @@ struct MergePlan {
 };
 
 // The plan and merge for a case: BinStationary's where `atomics_allowed` is
-// false, BinStationaryAtomic's where it is true.
-MergePlan choose_merge(int num_qubits, const Qubits& qubits, bool single_precision, bool atomics_allowed);
+// false (whatever the device), BinStationaryAtomic's on `device` where it is
+// true.
+MergePlan choose_merge(int num_qubits, const Qubits& qubits, bool single_precision, bool atomics_allowed,
+                       const MergeDevice& device);
 
 // The plan of a compact state (marginal_fixed_bits.hpp) on the full index.
 Launch spread_onto_full_index(Launch launch, const FixedBits& fixed);

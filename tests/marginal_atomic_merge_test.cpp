@@ -1,7 +1,7 @@
 // BinStationaryAtomic: its rule (where it merges split segments with atomics),
 // and on the GPU its results against the CPU reference where it does, and
 // bitwise equal to BinStationary's where it does not (the same kernels run).
-// States of n = 12..24 qubits, fresh and random; the qubit lists are the
+// States of n = 12..25 qubits, fresh and random; the qubit lists are the
 // benchmark's layouts plus random ones, so that every outcome of the rule
 // (no atomics, atomics on many parts, on few parts, into copies of the
 // output on few parts) occurs. Failures name the seed, n and the qubit
@@ -48,6 +48,13 @@ Qubits highest(int n, int k) {
 
 using qmarg::gpu::AtomicMerge;
 using qmarg::gpu::bin_stationary_atomic_merge;
+using qmarg::gpu::MergeDevice;
+
+// The GPUs the rule was measured on, by one multiprocessor's share of the
+// peak memory bandwidth: 2 transfers a memory clock of bus width / 8 bytes,
+// over 132 multiprocessors, in bytes per microsecond.
+const MergeDevice kH100{2.0 * 2619.0 * (5120 / 8) / 132};  // 80GB HBM3: 2619 MHz, 5120 bits
+const MergeDevice kH200{2.0 * 3201.0 * (6016 / 8) / 132};  // 3201 MHz, 6016 bits
 
 // The rule where it was measured (n = 22..26, src/marginal_bin_stationary_plan.cpp),
 // as (double, float): atomics on many parts for one or two bins, for many
@@ -80,8 +87,8 @@ using qmarg::gpu::bin_stationary_atomic_merge;
 TEST(MarginalAtomicMergeRule, MergesWithAtomicsWhereThatWasMeasuredFaster) {
     const auto expect = [](AtomicMerge in_double, AtomicMerge in_float, int n, const Qubits& qubits) {
         SCOPED_TRACE("n = " + std::to_string(n) + ", " + qmarg_test::describe(qubits));
-        EXPECT_EQ(in_double, bin_stationary_atomic_merge(n, qubits, false)) << "double";
-        EXPECT_EQ(in_float, bin_stationary_atomic_merge(n, qubits, true)) << "float";
+        EXPECT_EQ(in_double, bin_stationary_atomic_merge(n, qubits, false, kH100)) << "double";
+        EXPECT_EQ(in_float, bin_stationary_atomic_merge(n, qubits, true, kH100)) << "float";
     };
     using M = AtomicMerge;
     expect(M::None, M::ManyParts, 24, {0});
@@ -120,6 +127,33 @@ TEST(MarginalAtomicMergeRule, MergesWithAtomicsWhereThatWasMeasuredFaster) {
     expect(M::None, M::None, 8, {0});               // the small-state kernel
 }
 
+// Many parts' blocks must stream for at least a microsecond at one
+// multiprocessor's share of the device's bandwidth
+// (many_parts_blocks_long_enough): on an H200 their blocks of 32 KiB (float
+// states of 2^23 and 2^24 amplitudes) are too short, and few parts take
+// their place with atomics into the output; from 2^25 amplitudes (64 KiB)
+// and in double (64 KiB at 2^23) many parts stay. The merges that were not
+// many parts stay as they were, and a device that reports no bandwidth
+// keeps the rule measured on an H100.
+TEST(MarginalAtomicMergeRule, ManyPartsNeedBlocksLongEnoughForTheDevice) {
+    using M = AtomicMerge;
+    for (const Qubits& qubits : {Qubits{0}, Qubits{23}, Qubits{12, 3}, highest(24, 10), Qubits{0, 7, 15, 23}}) {
+        SCOPED_TRACE(qmarg_test::describe(qubits));
+        EXPECT_EQ(M::ManyParts, bin_stationary_atomic_merge(24, qubits, true, kH100));
+        EXPECT_EQ(M::ManyParts, bin_stationary_atomic_merge(24, qubits, true, MergeDevice{}));
+        EXPECT_EQ(M::FewParts, bin_stationary_atomic_merge(24, qubits, true, kH200));
+    }
+    EXPECT_EQ(M::ManyParts, bin_stationary_atomic_merge(23, {0}, true, kH100));
+    EXPECT_EQ(M::FewParts, bin_stationary_atomic_merge(23, {0}, true, kH200));
+    EXPECT_EQ(M::ManyParts, bin_stationary_atomic_merge(23, {0}, false, kH200));
+    EXPECT_EQ(M::ManyParts, bin_stationary_atomic_merge(25, {0}, true, kH200));
+    EXPECT_EQ(M::ManyParts, bin_stationary_atomic_merge(26, highest(26, 10), true, kH200));
+    EXPECT_EQ(M::FewParts, bin_stationary_atomic_merge(24, lowest(6), true, kH200));
+    EXPECT_TRUE(qmarg::gpu::bin_stationary_atomics_gathered(24, lowest(6), true, kH200));
+    EXPECT_EQ(M::FewParts, bin_stationary_atomic_merge(24, lowest(4), true, kH200));
+    EXPECT_EQ(M::None, bin_stationary_atomic_merge(24, {0}, false, kH200));  // partial rows in double
+}
+
 // Gathered atomics where every warp of a block writes and at least 2^8
 // blocks add into one line (one bin a warp, qubit 0 or not), and on states
 // of up to 2^24 amplitudes where gathering halves a block's sector requests
@@ -134,25 +168,25 @@ TEST(MarginalAtomicMergeRule, GathersAtomicsWhereManyInstructionsOrSectorsMeetOn
     using qmarg::gpu::bin_stationary_atomics_gathered;
     for (bool single : {false, true}) {
         SCOPED_TRACE(single ? "float" : "double");
-        EXPECT_TRUE(bin_stationary_atomics_gathered(20, highest(20, 3), single));
-        EXPECT_TRUE(bin_stationary_atomics_gathered(20, {19, 18, 17, 16}, single));
-        EXPECT_TRUE(bin_stationary_atomics_gathered(21, highest(21, 4), single));
-        EXPECT_TRUE(bin_stationary_atomics_gathered(27, {26, 25, 24, 23}, single));
-        EXPECT_TRUE(bin_stationary_atomics_gathered(28, {0, 9, 18, 27}, single));
-        EXPECT_TRUE(bin_stationary_atomics_gathered(28, highest(28, 3), single));
-        EXPECT_TRUE(bin_stationary_atomics_gathered(22, lowest(4), single));  // 8 sectors -> 4
-        EXPECT_TRUE(bin_stationary_atomics_gathered(22, lowest(5), single));  // 16 -> 8
-        EXPECT_TRUE(bin_stationary_atomics_gathered(24, lowest(5), single));
+        EXPECT_TRUE(bin_stationary_atomics_gathered(20, highest(20, 3), single, kH100));
+        EXPECT_TRUE(bin_stationary_atomics_gathered(20, {19, 18, 17, 16}, single, kH100));
+        EXPECT_TRUE(bin_stationary_atomics_gathered(21, highest(21, 4), single, kH100));
+        EXPECT_TRUE(bin_stationary_atomics_gathered(27, {26, 25, 24, 23}, single, kH100));
+        EXPECT_TRUE(bin_stationary_atomics_gathered(28, {0, 9, 18, 27}, single, kH100));
+        EXPECT_TRUE(bin_stationary_atomics_gathered(28, highest(28, 3), single, kH100));
+        EXPECT_TRUE(bin_stationary_atomics_gathered(22, lowest(4), single, kH100));  // 8 sectors -> 4
+        EXPECT_TRUE(bin_stationary_atomics_gathered(22, lowest(5), single, kH100));  // 16 -> 8
+        EXPECT_TRUE(bin_stationary_atomics_gathered(24, lowest(5), single, kH100));
         // Few parts into the output in float (32 sectors -> 16); partial rows in double.
-        EXPECT_EQ(single, bin_stationary_atomics_gathered(24, lowest(6), single));
-        EXPECT_FALSE(bin_stationary_atomics_gathered(22, {0}, single));
-        EXPECT_FALSE(bin_stationary_atomics_gathered(22, lowest(3), single));  // 4 sectors -> 2
-        EXPECT_FALSE(bin_stationary_atomics_gathered(26, lowest(5), single));
-        EXPECT_FALSE(bin_stationary_atomics_gathered(22, highest(22, 6), single));
-        EXPECT_FALSE(bin_stationary_atomics_gathered(22, {0, 7, 14, 21}, single));  // unselected warp bits
-        EXPECT_FALSE(bin_stationary_atomics_gathered(24, {0, 7, 15, 23}, single));
-        EXPECT_FALSE(bin_stationary_atomics_gathered(22, lowest(6), single));  // copies of the output
-        EXPECT_FALSE(bin_stationary_atomics_gathered(22, lowest(7), single));  // partial rows
+        EXPECT_EQ(single, bin_stationary_atomics_gathered(24, lowest(6), single, kH100));
+        EXPECT_FALSE(bin_stationary_atomics_gathered(22, {0}, single, kH100));
+        EXPECT_FALSE(bin_stationary_atomics_gathered(22, lowest(3), single, kH100));  // 4 sectors -> 2
+        EXPECT_FALSE(bin_stationary_atomics_gathered(26, lowest(5), single, kH100));
+        EXPECT_FALSE(bin_stationary_atomics_gathered(22, highest(22, 6), single, kH100));
+        EXPECT_FALSE(bin_stationary_atomics_gathered(22, {0, 7, 14, 21}, single, kH100));  // unselected warp bits
+        EXPECT_FALSE(bin_stationary_atomics_gathered(24, {0, 7, 15, 23}, single, kH100));
+        EXPECT_FALSE(bin_stationary_atomics_gathered(22, lowest(6), single, kH100));  // copies of the output
+        EXPECT_FALSE(bin_stationary_atomics_gathered(22, lowest(7), single, kH100));  // partial rows
     }
 }
 
@@ -169,7 +203,10 @@ TYPED_TEST(MarginalAtomicMergeTest, MatchesTheCpuReferenceAndBinStationaryElsewh
     const MarginalOptions engine{MarginalStrategy::BinStationary};
     int outcomes[4] = {0, 0, 0, 0};  // indexed by AtomicMerge
     int gathered = 0;                    // of those with atomics, how many gather them per block
-    for (int n : {12, 14, 16, 18, 20, 21, 22, 23, 24}) {
+    const MergeDevice device = qmarg::gpu::merge_device();
+    // n = 25: many parts on every GPU measured (on an H200 float states of
+    // 2^23 and 2^24 amplitudes run few parts in their place).
+    for (int n : {12, 14, 16, 18, 20, 21, 22, 23, 24, 25}) {
         StateVector<TypeParam> gpu(n, Device::Gpu);
         gpu.set_random_state(rng());
         const StateVector<TypeParam> cpu = gpu.to(Device::Cpu);
@@ -202,9 +239,9 @@ TYPED_TEST(MarginalAtomicMergeTest, MatchesTheCpuReferenceAndBinStationaryElsewh
             const std::vector<double> got = qmarg::marginal_probabilities(gpu, qubits, atomic);
             qmarg_test::expect_bins_near<TypeParam>(got, qmarg::marginal_probabilities(cpu, qubits));
             const std::vector<double> fixed = qmarg::marginal_probabilities(gpu, qubits, engine);
-            const AtomicMerge merge = bin_stationary_atomic_merge(n, qubits, single);
+            const AtomicMerge merge = bin_stationary_atomic_merge(n, qubits, single, device);
             ++outcomes[static_cast<int>(merge)];
-            if (qmarg::gpu::bin_stationary_atomics_gathered(n, qubits, single)) ++gathered;
+            if (qmarg::gpu::bin_stationary_atomics_gathered(n, qubits, single, device)) ++gathered;
             if (merge != AtomicMerge::None) {
                 qmarg_test::expect_bins_near<TypeParam>(got, fixed);
             } else {
@@ -246,15 +283,17 @@ TYPED_TEST(MarginalAtomicMergeTest, ThreadsCallingAtOnceMatchTheCpuReference) {
         states.back().set_random_state(seed + static_cast<std::uint64_t>(n));
     }
     // In both precisions: few parts into the output, into copies of it (the
-    // lowest 6 of 22), many parts (n = 23).
+    // lowest 6 of 22), many parts (n = 23; in float few parts into the output
+    // on an H200, whose many parts' blocks of 32 KiB are too short).
     std::vector<Case> cases = {{0, highest(20, 10), {}}, {1, {0}, {}},
                                {1, lowest(4), {}},       {1, lowest(6), {}},
                                {1, lowest(14), {}},      {1, highest(22, 10), {}},
-                               {2, highest(23, 12), {}}, {2, {0, 5, 10, 15, 20}, {}}};
+                               {2, highest(23, 10), {}}, {2, {0, 5, 10, 15, 20}, {}}};
     for (Case& c : cases) {
         const int n = states[c.state].num_qubits();
         SCOPED_TRACE("n = " + std::to_string(n) + ", " + qmarg_test::describe(c.qubits));
-        ASSERT_NE(AtomicMerge::None, bin_stationary_atomic_merge(n, c.qubits, single)) << "a case of the atomic merge";
+        ASSERT_NE(AtomicMerge::None, bin_stationary_atomic_merge(n, c.qubits, single, qmarg::gpu::merge_device()))
+            << "a case of the atomic merge";
         c.cpu = qmarg::marginal_probabilities(states[c.state].to(Device::Cpu), c.qubits);
     }
     const MarginalOptions atomic{MarginalStrategy::BinStationaryAtomic};

@@ -21,6 +21,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "marginal_bin_stationary_plan.hpp"
@@ -177,11 +178,18 @@ TEST(BinStationaryPlan, RolesCoverTheIndexAndBinsMatchTheCpuBackend) {
             std::shuffle(all.begin(), all.end(), rng);
             const Qubits qubits(all.begin(), all.begin() + k);
             for (bool single : {false, true}) {
-                for (bool atomics : {false, true}) {
+                // BinStationary; BinStationaryAtomic as on an H100 (a device
+                // of unknown bandwidth) and on an H200, whose many parts' blocks
+                // can be too short (many_parts_blocks_long_enough).
+                const std::pair<bool, qmarg::gpu::MergeDevice> merges[] = {
+                    {false, {}}, {true, {}}, {true, {2.0 * 3201.0 * (6016 / 8) / 132}}};
+                for (const auto& [atomics, device] : merges) {
                     SCOPED_TRACE("random seed " + std::to_string(seed) + ", n = " + std::to_string(n) + ", " +
                                  qmarg_test::describe(qubits) + (single ? ", float" : ", double") +
-                                 (atomics ? ", BinStationaryAtomic" : ", BinStationary"));
-                    const bs::MergePlan chosen = bs::choose_merge(n, qubits, single, atomics);
+                                 (atomics ? ", BinStationaryAtomic at " +
+                                                std::to_string(device.multiprocessor_bytes_per_us) + " B/us"
+                                          : ", BinStationary"));
+                    const bs::MergePlan chosen = bs::choose_merge(n, qubits, single, atomics, device);
                     expect_plan_is_consistent(n, qubits, chosen.launch, single);
                     if (!atomics) EXPECT_FALSE(chosen.atomic) << "BinStationary merges without atomics";
                     if (n <= 16) expect_every_index_once(n, qubits, chosen.launch.plan, chosen.launch.blocks);
@@ -204,10 +212,10 @@ TEST(BinStationaryPlan, HighestQubitsInEitherOrder) {
                 for (bool single : {false, true}) {
                     SCOPED_TRACE("n = " + std::to_string(n) + ", " + qmarg_test::describe(qubits) +
                                  (single ? ", float" : ", double"));
-                    const bs::MergePlan chosen = bs::choose_merge(n, qubits, single, false);
+                    const bs::MergePlan chosen = bs::choose_merge(n, qubits, single, false, {});
                     expect_plan_is_consistent(n, qubits, chosen.launch, single);
                     expect_every_index_once(n, qubits, chosen.launch.plan, chosen.launch.blocks);
-                    const bs::MergePlan again = bs::choose_merge(n, qubits, single, false);
+                    const bs::MergePlan again = bs::choose_merge(n, qubits, single, false, {});
                     const bs::Plan &a = chosen.launch.plan, &b = again.launch.plan;
                     EXPECT_EQ(chosen.launch.blocks, again.launch.blocks);
                     EXPECT_TRUE(std::equal(a.lane_offset, a.lane_offset + 32, b.lane_offset));
