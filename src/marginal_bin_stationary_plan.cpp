@@ -623,13 +623,28 @@ static_assert(1 + kLaneBits == kStreamingStorePrefix, "streaming_stores_coalesce
 // table): atomics everywhere gained up to 0.14 of the read roofline at k <= 2
 // and k >= 10, and lost up to 0.39 where 4096 parts met 32 bins (float n = 24,
 // k = 5); with the rule 3 of the 420 split cells lost 0.017 to 0.048.
+// Many parts (more than 2^kLogFewBlocks blocks, in waves) send their
+// atomics over the whole call; on a device whose multiprocessors each
+// stream faster than the H100's (MergeDevice) the call is shorter by that
+// ratio while the L2 adds atomics at the same rate, so for them the bound
+// shrinks by it: on an H200 (1.44 times) 2^(n - 10.52). Plans of one wave
+// send theirs at its end whatever the device, and keep the bound: at n =
+// 20 and 22 the shrunk bound would have taken 30 cells of the H200 sweeps
+// to partial rows, where atomics ran 5 to 29 % faster. In those sweeps
+// (bench/results/marginal_H200_*, both merges timed in the same rounds) the
+// cells it moves are the lowest 6 and 10 of 28 qubits (2^18 a KiB), whose
+// partial rows ran 2 to 8 % faster (float 0.964 and 0.926 of the atomics'
+// time, double 0.980 and 0.985).
 constexpr int kLogAtomicShare = 10;
 constexpr int kLogFewBlocks = 10;
-bool atomic_merge_pays(int num_qubits, int k, const Launch& launch) {
+constexpr double kFittedMultiprocessorBytesPerUs = 2.0 * 2619.0 * (5120 / 8) / 132;  // H100 80GB HBM3
+bool atomic_merge_pays(int num_qubits, int k, const Launch& launch, const MergeDevice& device) {
     if (launch.plan.log_parts == 0) return false;  // no segment is split: nothing to merge
     const int log_meeting = launch.plan.log_parts + std::min(k, kLogBinsPerKib);
     const int few_blocks = launch.blocks <= (std::uint64_t{1} << kLogFewBlocks) ? 1 : 0;
-    return log_meeting <= num_qubits - kLogAtomicShare + few_blocks;
+    const double faster =
+        few_blocks ? 1.0 : std::max(1.0, device.multiprocessor_bytes_per_us / kFittedMultiprocessorBytesPerUs);
+    return log_meeting <= num_qubits - kLogAtomicShare + few_blocks - std::log2(faster);
 }
 
 // Whether BinStationaryAtomic's blocks add into copies of the output, which
@@ -882,7 +897,7 @@ MergePlan choose_plan_and_merge(int num_qubits, const Qubits& qubits, bool singl
             // Where many parts would run but their blocks are too short for
             // the device, the rules below the branch choose few parts' merge.
             const bool long_enough = many_parts_blocks_long_enough(num_qubits, single_precision, many, device);
-            if (atomic_merge_pays(num_qubits, k, many)) {
+            if (atomic_merge_pays(num_qubits, k, many, device)) {
                 if (whole_segments_pay(num_qubits, single_precision, few)) return partial_rows;
                 if (long_enough) return unless_partial_rows_pay({many, Parts::Many, true});
             } else {
@@ -900,7 +915,7 @@ MergePlan choose_plan_and_merge(int num_qubits, const Qubits& qubits, bool singl
     if (copies_pay_on_few) {
         return unless_partial_rows_pay({with_copies_of_output(few), few_parts, true});
     }
-    return {few, few_parts, atomics_allowed && atomic_merge_pays(num_qubits, k, few)};
+    return {few, few_parts, atomics_allowed && atomic_merge_pays(num_qubits, k, few, device)};
 }
 
 }  // namespace

@@ -154,6 +154,27 @@ TEST(MarginalAtomicMergeRule, ManyPartsNeedBlocksLongEnoughForTheDevice) {
     EXPECT_EQ(M::None, bin_stationary_atomic_merge(24, {0}, false, kH200));  // partial rows in double
 }
 
+// Many parts' atomics arrive over the whole call, so on a GPU whose memory
+// is faster than the H100's the bound on how many meet in a KiB of the
+// output shrinks with the call (atomic_merge_pays): on an H200 the lowest 6
+// and 10 of 28 qubits (2^18 a KiB, at the H100's bound) take partial rows;
+// the lowest 5 (2^17) and 12 (2^16) of 28 and the lowest 10 of 30 keep
+// many parts, and so does every plan of one wave (the highest 3 of 20).
+TEST(MarginalAtomicMergeRule, ManyPartsMeetLessOftenOnFasterMemory) {
+    using M = AtomicMerge;
+    for (bool single : {false, true}) {
+        SCOPED_TRACE(single ? "float" : "double");
+        for (int k : {6, 10}) {
+            EXPECT_EQ(M::ManyParts, bin_stationary_atomic_merge(28, lowest(k), single, kH100)) << k;
+            EXPECT_EQ(M::None, bin_stationary_atomic_merge(28, lowest(k), single, kH200)) << k;
+        }
+        EXPECT_EQ(M::ManyParts, bin_stationary_atomic_merge(28, lowest(5), single, kH200));
+        EXPECT_EQ(M::ManyParts, bin_stationary_atomic_merge(28, lowest(12), single, kH200));
+        EXPECT_EQ(M::ManyParts, bin_stationary_atomic_merge(30, lowest(10), single, kH200));
+        EXPECT_EQ(M::FewParts, bin_stationary_atomic_merge(20, highest(20, 3), single, kH200));
+    }
+}
+
 // Gathered atomics where every warp of a block writes and at least 2^8
 // blocks add into one line (one bin a warp, qubit 0 or not), and on states
 // of up to 2^24 amplitudes where gathering halves a block's sector requests
