@@ -634,7 +634,15 @@ static_assert(1 + kLaneBits == kStreamingStorePrefix, "streaming_stores_coalesce
 // (bench/results/marginal_H200_*, both merges timed in the same rounds) the
 // cells it moves are the lowest 6 and 10 of 28 qubits (2^18 a KiB), whose
 // partial rows ran 2 to 8 % faster (float 0.964 and 0.926 of the atomics'
-// time, double 0.980 and 0.985).
+// time, double 0.980 and 0.985). With the shrunk bound (H200, n = 28, k =
+// 4, 5, 6, 8, 10, 12 on the lowest qubits, both precisions, two runs each,
+// alternating with the bound before): the lowest 6 float 0.929 -> 0.973,
+// double 0.971 -> 0.996; the lowest 10 float 0.852 -> 0.926, double 0.927
+// -> 0.953; the other cells within 0.002. Left: the lowest 5 and 12 in
+// float (2^17 and 2^16 a KiB) at 0.923 and 0.878 against partial rows'
+// 0.979 and 0.922; halving the bound for float states (their calls are half
+// as long) would have moved them, and on the H100 six float n = 24 cells
+// where atomics ran 4 to 8 % faster.
 constexpr int kLogAtomicShare = 10;
 constexpr int kLogFewBlocks = 10;
 constexpr double kFittedMultiprocessorBytesPerUs = 2.0 * 2619.0 * (5120 / 8) / 132;  // H100 80GB HBM3
