@@ -145,7 +145,11 @@ enum class MarginalStrategy {
     // line come in one instruction. On double states of 2^24 to 2^26
     // amplitudes BinStationary's partial rows measured faster than atomics
     // on short parts and than copies of the output, so there it adds with
-    // atomics only on BinStationary's own parts, where those pay.
+    // atomics only on BinStationary's own parts, where those pay. The rule
+    // also weighs the GPU's memory bandwidth per multiprocessor: on memory
+    // faster than an H100's (an H200) the short parts must still take a
+    // microsecond each to stream and fewer of their atomics may meet on the
+    // output, so the same case can merge differently on two GPU models.
     //
     // Limits: none beyond the output; it runs every k from 1 to n.
     // Not deterministic where it merges with atomics: the blocks' additions
