@@ -831,23 +831,6 @@ bool segments_interleave_finely(const Launch& many) {
            highest_warp_offset >= (std::uint64_t{1} << kLogFineSegmentsWarpBit);
 }
 
-// The plan a call runs and how it merges split segments. BinStationary runs
-// the plan of few parts with partial rows. BinStationaryAtomic runs the plan
-// of many parts where it has more than 2^kLogFewBlocks blocks, they are long
-// enough for the device (many_parts_blocks_long_enough) and atomics pay on
-// it (atomic_merge_pays, unless whole_segments_pay, or on small states
-// small_state_many_parts_merge, which can also choose few parts into the
-// output), and otherwise the plan of few parts, with atomics into copies of
-// the output where copies_of_output_pay, into the output itself where
-// atomic_merge_pays (else exactly BinStationary). A float state skips many
-// parts where segments_interleave_finely. Where partial_rows_pay,
-// BinStationary's merge replaces many parts, copies of the output and the
-// few parts into the output that small_state_many_parts_merge chooses.
-// Many parts pay for their atomics only where their blocks come in several
-// waves: measured on an H100 (n = 22..26, both precisions, the cells where
-// atomics pay on many parts), few parts were level or ahead wherever many
-// parts meant at most 2^10 blocks (up to 0.06 ahead, at most 0.025 behind,
-// in 96 cells) and behind in 40 of the 136 cells with more (up to 0.08).
 // Whether the blocks of many parts are long enough on `device` for their
 // atomics to pay: each block's share of the state takes at least
 // kMinManyPartsBlockUs to stream at one multiprocessor's share of the peak
@@ -876,11 +859,28 @@ bool segments_interleave_finely(const Launch& many) {
 constexpr double kMinManyPartsBlockUs = 1.0;
 bool many_parts_blocks_long_enough(int num_qubits, bool single_precision, const Launch& many,
                                    const MergeDevice& device) {
-    const double state_bytes = std::ldexp(single_precision ? 8.0 : 16.0, num_qubits);
-    const double block_us = state_bytes / static_cast<double>(many.blocks) / device.multiprocessor_bytes_per_us;
-    return device.multiprocessor_bytes_per_us <= 0 || block_us >= kMinManyPartsBlockUs;
+    if (device.multiprocessor_bytes_per_us <= 0) return true;
+    const double block_bytes = std::ldexp(single_precision ? 8.0 : 16.0, num_qubits) / static_cast<double>(many.blocks);
+    return block_bytes / device.multiprocessor_bytes_per_us >= kMinManyPartsBlockUs;
 }
 
+// The plan a call runs and how it merges split segments. BinStationary runs
+// the plan of few parts with partial rows. BinStationaryAtomic runs the plan
+// of many parts where it has more than 2^kLogFewBlocks blocks, they are long
+// enough for the device (many_parts_blocks_long_enough) and atomics pay on
+// it (atomic_merge_pays, unless whole_segments_pay, or on small states
+// small_state_many_parts_merge, which can also choose few parts into the
+// output), and otherwise the plan of few parts, with atomics into copies of
+// the output where copies_of_output_pay, into the output itself where
+// atomic_merge_pays (else exactly BinStationary). A float state skips many
+// parts where segments_interleave_finely. Where partial_rows_pay,
+// BinStationary's merge replaces many parts, copies of the output and the
+// few parts into the output that small_state_many_parts_merge chooses.
+// Many parts pay for their atomics only where their blocks come in several
+// waves: measured on an H100 (n = 22..26, both precisions, the cells where
+// atomics pay on many parts), few parts were level or ahead wherever many
+// parts meant at most 2^10 blocks (up to 0.06 ahead, at most 0.025 behind,
+// in 96 cells) and behind in 40 of the 136 cells with more (up to 0.08).
 Launch with_copies_of_output(Launch launch) {
     launch.plan.copy_mask = (std::uint64_t{1} << kLogCopies) - 1;
     launch.plan.copy_stride = std::max(launch.plan.bins, kBinsPerKib);
