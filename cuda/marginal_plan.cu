@@ -40,11 +40,8 @@ MarginalDeviceLimits query_marginal_device_limits() {
     limits.shared_bytes_per_block = static_cast<std::size_t>(shared_optin);
     limits.max_grid_blocks = static_cast<unsigned>(max_grid_x);
     limits.l2_bytes = static_cast<std::uint64_t>(l2_bytes);
-    // Two transfers a memory clock (double data rate), bus width / 8 bytes each.
-    if (multiprocessors > 0) {
-        limits.multiprocessor_bytes_per_us =
-            2.0 * memory_clock_khz * 1e-3 * (bus_width_bits / 8.0) / static_cast<double>(multiprocessors);
-    }
+    limits.multiprocessor_bytes_per_us =
+        merge_device_of(memory_clock_khz * 1e-3, bus_width_bits, multiprocessors).multiprocessor_bytes_per_us;
     std::lock_guard<std::mutex> lock(mutex);
     known.emplace(device, limits);
     return limits;

@@ -50,11 +50,10 @@ using qmarg::gpu::AtomicMerge;
 using qmarg::gpu::bin_stationary_atomic_merge;
 using qmarg::gpu::MergeDevice;
 
-// The GPUs the rule was measured on, by one multiprocessor's share of the
-// peak memory bandwidth: 2 transfers a memory clock of bus width / 8 bytes,
-// over 132 multiprocessors, in bytes per microsecond.
-const MergeDevice kH100{2.0 * 2619.0 * (5120 / 8) / 132};  // 80GB HBM3: 2619 MHz, 5120 bits
-const MergeDevice kH200{2.0 * 3201.0 * (6016 / 8) / 132};  // 3201 MHz, 6016 bits
+// The GPUs the rule was measured on, as their drivers report them (memory
+// clock in MHz, bus width, multiprocessors).
+constexpr MergeDevice kH100 = qmarg::gpu::merge_device_of(2619.0, 5120, 132);  // 80GB HBM3
+constexpr MergeDevice kH200 = qmarg::gpu::merge_device_of(3201.0, 6016, 132);
 
 // The rule where it was measured (n = 22..26, src/marginal_bin_stationary_plan.cpp),
 // as (double, float): atomics on many parts for one or two bins, for many

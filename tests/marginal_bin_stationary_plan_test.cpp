@@ -182,7 +182,7 @@ TEST(BinStationaryPlan, RolesCoverTheIndexAndBinsMatchTheCpuBackend) {
                 // of unknown bandwidth) and on an H200, whose many parts' blocks
                 // can be too short (many_parts_blocks_long_enough).
                 const std::pair<bool, qmarg::gpu::MergeDevice> merges[] = {
-                    {false, {}}, {true, {}}, {true, {2.0 * 3201.0 * (6016 / 8) / 132}}};
+                    {false, {}}, {true, {}}, {true, qmarg::gpu::merge_device_of(3201.0, 6016, 132)}};
                 for (const auto& [atomics, device] : merges) {
                     SCOPED_TRACE("random seed " + std::to_string(seed) + ", n = " + std::to_string(n) + ", " +
                                  qmarg_test::describe(qubits) + (single ? ", float" : ", double") +
