@@ -13,13 +13,14 @@ namespace gpu {
 // segments_interleave_finely, small_state_many_parts_merge and
 // copies_of_output_pay, next to their definitions).
 enum class AtomicMerge {
-    // It runs exactly what BinStationary runs, with the same bits: no segment
-    // is split (or the case takes the transposed path or the small-state
-    // kernel), or atomics do not pay on either plan, or few parts split no
-    // segment and each of their blocks reads at least 512 KiB, or the state
-    // is double with 2^24 to 2^26 amplitudes and the merge would be many
-    // parts or copies of the output: in those two cases BinStationary ran
-    // faster.
+    // No atomics: no segment is split (or the case takes the transposed
+    // path or the small-state kernel), or atomics do not pay on either plan,
+    // or few parts split no segment and each of their blocks reads at least
+    // 512 KiB, or the state is double with 2^24 to 2^26 amplitudes and the
+    // merge would be many parts or copies of the output: in those two cases
+    // BinStationary ran faster. It runs exactly what BinStationary runs,
+    // with the same bits, unless bin_stationary_atomic_plan_differs (its
+    // plan of few parts with the warps side by side).
     None,
     // Atomics on the plan of many parts (more than 2^10 blocks).
     ManyParts,
@@ -57,6 +58,13 @@ constexpr MergeDevice merge_device_of(double memory_clock_mhz, int bus_width_bit
 MergeDevice merge_device();
 
 AtomicMerge bin_stationary_atomic_merge(int num_qubits, const Qubits& qubits, bool single_precision,
+                                        const MergeDevice& device);
+// Whether BinStationaryAtomic's plan of few parts is not BinStationary's:
+// on GPUs whose memory is faster than the H100's, its warps side by side
+// on unselected bits where BinStationary's hold selected ones
+// (side_by_side_warps_pay). Without atomics (AtomicMerge::None) its bins
+// are then the same on every run but not BinStationary's bits.
+bool bin_stationary_atomic_plan_differs(int num_qubits, const Qubits& qubits, bool single_precision,
                                         const MergeDevice& device);
 // Whether, merging with atomics, each block gathers its bins in shared
 // memory first and adds them from consecutive threads (gather_atomics_pay,

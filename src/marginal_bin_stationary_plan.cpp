@@ -320,12 +320,16 @@ bool outer_bit_before(std::uint64_t bin_a, std::uint64_t bin_b) {
 // tasks on the plan of few parts up to 0.035 (BinStationary float n = 24,
 // k = 10 random 0.886 -> 0.851), and n = 28 and 30 were level (means 0 to
 // +0.008, the worst cell -0.012).
+// WarpBits::SideBySide (side_by_side_warps_pay) takes the bound of many
+// parts for the plan of few parts too.
 constexpr int kLogUnselectedWarpsMinTasks = 9;
 constexpr int kLogUnselectedWarpsManyPartsMinTasks = 5;
-bool unselected_warp_bits_pay(int num_qubits, int segment_task_bits, Parts parts) {
+enum class WarpBits { SelectedFirst, SideBySide };
+bool unselected_warp_bits_pay(int num_qubits, int segment_task_bits, Parts parts, WarpBits warps) {
     if (num_qubits > kFewPartsMaxQubits) return false;
-    return segment_task_bits >= (parts == Parts::Many ? kLogUnselectedWarpsManyPartsMinTasks
-                                                      : kLogUnselectedWarpsMinTasks);
+    const bool short_segments_pay = parts == Parts::Many || warps == WarpBits::SideBySide;
+    return segment_task_bits >= (short_segments_pay ? kLogUnselectedWarpsManyPartsMinTasks
+                                                    : kLogUnselectedWarpsMinTasks);
 }
 
 // Splits the inner bits (ascending index positions) into the part bits and
@@ -439,7 +443,7 @@ bool step_scatter_pays(int n, const Plan& plan, bool single_precision) {
            __builtin_popcount(plan.nonselected_lane_mask) >= kLogScatterSegments;
 }
 
-Launch make_plan(int n, const Qubits& qubits, Parts parts, bool single_precision) {
+Launch make_plan(int n, const Qubits& qubits, Parts parts, bool single_precision, WarpBits warps) {
     const int k = static_cast<int>(qubits.size());
     std::vector<std::uint64_t> bin_of(n, 0);  // bin bit contributed by each index bit
     for (int j = 0; j < k; ++j) bin_of[qubits[j]] = std::uint64_t{1} << j;
@@ -467,7 +471,7 @@ Launch make_plan(int n, const Qubits& qubits, Parts parts, bool single_precision
     std::sort(rest_selected.begin(), rest_selected.end(), [&](int a, int b) { return bin_of[a] < bin_of[b]; });
     std::vector<int> warp_bits;
     const int inner_bits_if_unselected = static_cast<int>(rest_unselected.size()) - kWarpBits;
-    if (!unselected_warp_bits_pay(n, inner_bits_if_unselected, parts)) {
+    if (!unselected_warp_bits_pay(n, inner_bits_if_unselected, parts, warps)) {
         // Segments of one task whose lane bits 0 and 1 are unselected: bins
         // 0 and 1 go to the segments instead, so that the step form stores
         // whole sectors (step_sector_stores_rule).
@@ -570,23 +574,24 @@ Launch make_plan(int n, const Qubits& qubits, Parts parts, bool single_precision
 // and sits on the critical path of every call, before the first launch; a
 // caller that asks for the same marginals again (a benchmark, a sampler, the
 // same observable after every circuit layer) finds them here. A plan is a
-// function of (n, qubits, parts, precision) alone, so it holds on every
-// device.
+// function of (n, qubits, parts, precision, warp bits) alone, so it holds
+// on every device.
 class PlanCache {
 public:
-    Launch get(int n, const Qubits& qubits, Parts parts, bool single_precision) {
+    Launch get(int n, const Qubits& qubits, Parts parts, bool single_precision, WarpBits warps) {
         std::lock_guard<std::mutex> lock(mutex_);
         for (const Entry& entry : entries_) {
-            if (entry.n == n && entry.parts == parts && entry.single_precision == single_precision &&
-                entry.qubits == qubits) {
+            if (entry.n == n && entry.parts == parts && entry.warps == warps &&
+                entry.single_precision == single_precision && entry.qubits == qubits) {
                 return entry.launch;
             }
         }
         Entry& entry = entries_[next_];
         next_ = (next_ + 1) % entries_.size();
-        entry.launch = make_plan(n, qubits, parts, single_precision);
+        entry.launch = make_plan(n, qubits, parts, single_precision, warps);
         entry.qubits = qubits;
         entry.parts = parts;
+        entry.warps = warps;
         entry.single_precision = single_precision;
         entry.n = n;
         return entry.launch;
@@ -596,6 +601,7 @@ private:
     struct Entry {
         int n = -1;  // -1: empty
         Parts parts = Parts::Many;
+        WarpBits warps = WarpBits::SelectedFirst;
         bool single_precision = false;
         Qubits qubits;
         Launch launch{};
@@ -605,9 +611,10 @@ private:
     std::size_t next_ = 0;  // the entry replaced next: the oldest
 };
 
-Launch cached_plan(int n, const Qubits& qubits, Parts parts, bool single_precision) {
+Launch cached_plan(int n, const Qubits& qubits, Parts parts, bool single_precision,
+                   WarpBits warps = WarpBits::SelectedFirst) {
     static PlanCache cache;
-    return cache.get(n, qubits, parts, single_precision);
+    return cache.get(n, qubits, parts, single_precision, warps);
 }
 
 static_assert(1 + kLaneBits == kStreamingStorePrefix, "streaming_stores_coalesce names bit 0 and the lane bits");
@@ -865,6 +872,47 @@ bool many_parts_blocks_long_enough(int num_qubits, bool single_precision, const 
     return block_bytes / device.multiprocessor_bytes_per_us >= kMinManyPartsBlockUs;
 }
 
+// Whether BinStationaryAtomic builds its plan of few parts with the warps
+// side by side (WarpBits::SideBySide): on unselected bits wherever a
+// segment keeps at least 2^5 tasks, as on the plan of many parts, where
+// BinStationary's plan keeps them on selected bits up to 2^8 tasks. Its
+// blocks then read 4 or 8 KiB side by side at every step, in segments 8
+// times shorter whose warps meet in shared memory. It pays on GPUs whose
+// multiprocessors each stream at least kSideBySideMinSpeedup times as fast
+// as the H100's, on double states of 2^24 to 2^26 amplitudes and float
+// states of 2^25 and 2^26. BinStationary keeps its plan (the same on every
+// GPU, so its bits are), and so does every GPU like the H100, where the
+// same warps on plans of few parts with 2^5 to 2^8 tasks lost up to 0.035
+// (unselected_warp_bits_pay).
+// Why (H200): with the warps on selected bits above the lanes the 8 warps
+// of a block stream apart, each along its own run (for the highest 12 of
+// 26 qubits 128 KiB each, 128 KiB apart, in one wave of 512 blocks). A
+// probe (a plain read of 512 MiB by 512 blocks of 1 MiB, 8 16-byte loads in
+// flight a thread, L2 flushed, medians of 200 runs) read at 0.929 of the
+// read roofline with the warps apart and 0.996 with the block's warps side
+// by side; at 128 MiB (blocks of 256 KiB) 0.975 against 0.979.
+// Measured on an H200 (`qmarg bench marginal`, n = 24, 26, k = 8..16, five
+// layouts, BinStationary and Auto, two runs each alternating with the plan
+// before, both with side-by-side warps; ratio to the read roofline):
+// double n = 26, k = 12 highest and descending 0.923 -> 0.99-1.00, k = 10
+// 0.965 -> 0.993; double n = 24, k = 10 highest and descending 0.90 ->
+// 0.955, k = 14 lowest 0.92 -> 0.955, every double cell it changes level
+// or ahead (the least -0.006); float n = 26, k = 12 highest and descending
+// 0.855 -> 0.95, k = 15 and 16 lowest +0.03 to +0.044, all others level
+// or ahead but k = 16 and 15 scattered (-0.019, -0.008). On float states
+// of 2^24 amplitudes BinStationary gained (+0.005 to +0.077) but Auto lost
+// up to 0.038, where atomics on the few parts of selected warps had run
+// faster than the unsplit segments of side-by-side ones: float n = 24
+// keeps its plan.
+constexpr double kSideBySideMinSpeedup = 1.25;
+constexpr int kSideBySideMinDoubleQubits = 24;
+constexpr int kSideBySideMinFloatQubits = 25;
+bool side_by_side_warps_pay(int num_qubits, bool single_precision, const MergeDevice& device) {
+    if (device.multiprocessor_bytes_per_us < kSideBySideMinSpeedup * kFittedMultiprocessorBytesPerUs) return false;
+    const int lowest = single_precision ? kSideBySideMinFloatQubits : kSideBySideMinDoubleQubits;
+    return num_qubits >= lowest && num_qubits <= kFewPartsMaxQubits;
+}
+
 // The plan a call runs and how it merges split segments. BinStationary runs
 // the plan of few parts with partial rows. BinStationaryAtomic runs the plan
 // of many parts where it has more than 2^kLogFewBlocks blocks, they are long
@@ -891,7 +939,10 @@ MergePlan choose_plan_and_merge(int num_qubits, const Qubits& qubits, bool singl
                                 const MergeDevice& device) {
     const int k = static_cast<int>(qubits.size());
     const Parts few_parts = few_parts_for(num_qubits, single_precision);
-    const Launch few = cached_plan(num_qubits, qubits, few_parts, single_precision);
+    const WarpBits few_warps = atomics_allowed && side_by_side_warps_pay(num_qubits, single_precision, device)
+                                   ? WarpBits::SideBySide
+                                   : WarpBits::SelectedFirst;
+    const Launch few = cached_plan(num_qubits, qubits, few_parts, single_precision, few_warps);
     // BinStationary's merge, and what a merge of many parts or into copies of
     // the output gives way to where partial_rows_pay.
     const MergePlan partial_rows{few, few_parts, false};
@@ -1030,6 +1081,16 @@ AtomicMerge bin_stationary_atomic_merge(int num_qubits, const Qubits& qubits, bo
     if (!chosen.atomic) return AtomicMerge::None;
     if (chosen.parts == Parts::Many) return AtomicMerge::ManyParts;  // never into copies
     return chosen.launch.plan.copy_mask != 0 ? AtomicMerge::FewPartsIntoCopies : AtomicMerge::FewParts;
+}
+
+bool bin_stationary_atomic_plan_differs(int num_qubits, const Qubits& qubits, bool single_precision,
+                                        const MergeDevice& device) {
+    if (!has_merge(num_qubits, qubits, single_precision)) return false;
+    const MergePlan atomic = choose_merge(num_qubits, qubits, single_precision, true, device);
+    if (atomic.parts == Parts::Many) return false;  // never BinStationary's plan
+    // Plans of few parts differ only in the warps' rule, and then in the warps' bits.
+    return atomic.launch.plan.nonselected_warp_mask !=
+           choose_merge(num_qubits, qubits, single_precision, false, device).launch.plan.nonselected_warp_mask;
 }
 
 bool bin_stationary_atomics_gathered(int num_qubits, const Qubits& qubits, bool single_precision,

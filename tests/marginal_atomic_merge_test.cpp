@@ -146,7 +146,11 @@ TEST(MarginalAtomicMergeRule, ManyPartsNeedBlocksLongEnoughForTheDevice) {
     EXPECT_EQ(M::FewParts, bin_stationary_atomic_merge(23, {0}, true, kH200));
     EXPECT_EQ(M::ManyParts, bin_stationary_atomic_merge(23, {0}, false, kH200));
     EXPECT_EQ(M::ManyParts, bin_stationary_atomic_merge(25, {0}, true, kH200));
-    EXPECT_EQ(M::ManyParts, bin_stationary_atomic_merge(26, highest(26, 10), true, kH200));
+    EXPECT_EQ(M::ManyParts, bin_stationary_atomic_merge(26, {12, 3}, true, kH200));
+    // (The highest 10 of 26, many parts on the H100, split no segment on the
+    // H200's plan of few parts with side-by-side warps: no atomics.)
+    EXPECT_EQ(M::ManyParts, bin_stationary_atomic_merge(26, highest(26, 10), true, kH100));
+    EXPECT_EQ(M::None, bin_stationary_atomic_merge(26, highest(26, 10), true, kH200));
     EXPECT_EQ(M::FewParts, bin_stationary_atomic_merge(24, lowest(6), true, kH200));
     EXPECT_TRUE(qmarg::gpu::bin_stationary_atomics_gathered(24, lowest(6), true, kH200));
     EXPECT_EQ(M::FewParts, bin_stationary_atomic_merge(24, lowest(4), true, kH200));
@@ -172,6 +176,33 @@ TEST(MarginalAtomicMergeRule, ManyPartsMeetLessOftenOnFasterMemory) {
         EXPECT_EQ(M::ManyParts, bin_stationary_atomic_merge(30, lowest(10), single, kH200));
         EXPECT_EQ(M::FewParts, bin_stationary_atomic_merge(20, highest(20, 3), single, kH200));
     }
+}
+
+// On a GPU whose memory is faster than the H100's the plan of few parts
+// takes side-by-side warps from 2^5 tasks a segment for BinStationaryAtomic
+// (side_by_side_warps_pay): double states of 2^24 to 2^26 amplitudes, float
+// ones of 2^25 and 2^26; BinStationary's plan, the H100's and those of other
+// sizes keep the warps on selected bits.
+TEST(MarginalAtomicMergeRule, FewPartsWarpsSideBySideOnFasterMemory) {
+    using qmarg::gpu::bin_stationary_atomic_plan_differs;
+    for (const MergeDevice& device : {kH100, MergeDevice{}}) {
+        EXPECT_FALSE(bin_stationary_atomic_plan_differs(26, highest(26, 12), false, device));
+        EXPECT_FALSE(bin_stationary_atomic_plan_differs(26, highest(26, 12), true, device));
+        EXPECT_FALSE(bin_stationary_atomic_plan_differs(24, highest(24, 10), false, device));
+    }
+    EXPECT_TRUE(bin_stationary_atomic_plan_differs(26, highest(26, 12), false, kH200));
+    EXPECT_TRUE(bin_stationary_atomic_plan_differs(26, highest(26, 12), true, kH200));
+    EXPECT_TRUE(bin_stationary_atomic_plan_differs(26, highest(26, 10), true, kH200));
+    EXPECT_TRUE(bin_stationary_atomic_plan_differs(25, highest(25, 10), false, kH200));
+    EXPECT_TRUE(bin_stationary_atomic_plan_differs(24, highest(24, 10), false, kH200));
+    EXPECT_EQ(AtomicMerge::None, bin_stationary_atomic_merge(26, highest(26, 12), true, kH200));
+    // Float states of 2^24 amplitudes keep BinStationary's plan (atomics on
+    // its few parts), as do states of 2^23 and beyond 2^26 amplitudes.
+    EXPECT_FALSE(bin_stationary_atomic_plan_differs(24, highest(24, 10), true, kH200));
+    EXPECT_EQ(AtomicMerge::FewParts, bin_stationary_atomic_merge(24, highest(24, 10), true, kH200));
+    EXPECT_FALSE(bin_stationary_atomic_plan_differs(23, highest(23, 10), false, kH200));
+    EXPECT_FALSE(bin_stationary_atomic_plan_differs(28, highest(28, 14), false, kH200));
+    EXPECT_FALSE(bin_stationary_atomic_plan_differs(28, highest(28, 14), true, kH200));
 }
 
 // Gathered atomics where every warp of a block writes and at least 2^8
@@ -223,6 +254,7 @@ TYPED_TEST(MarginalAtomicMergeTest, MatchesTheCpuReferenceAndBinStationaryElsewh
     const MarginalOptions engine{MarginalStrategy::BinStationary};
     int outcomes[4] = {0, 0, 0, 0};  // indexed by AtomicMerge
     int gathered = 0;                    // of those with atomics, how many gather them per block
+    int own_plans = 0;                   // cases whose plan of few parts is not BinStationary's
     const MergeDevice device = qmarg::gpu::merge_device();
     // n = 25: many parts on every GPU measured (on an H200 float states of
     // 2^23 and 2^24 amplitudes run few parts in their place).
@@ -262,8 +294,18 @@ TYPED_TEST(MarginalAtomicMergeTest, MatchesTheCpuReferenceAndBinStationaryElsewh
             const AtomicMerge merge = bin_stationary_atomic_merge(n, qubits, single, device);
             ++outcomes[static_cast<int>(merge)];
             if (qmarg::gpu::bin_stationary_atomics_gathered(n, qubits, single, device)) ++gathered;
+            const bool own_plan = qmarg::gpu::bin_stationary_atomic_plan_differs(n, qubits, single, device);
+            if (own_plan) ++own_plans;
             if (merge != AtomicMerge::None) {
                 qmarg_test::expect_bins_near<TypeParam>(got, fixed);
+            } else if (own_plan) {
+                // No atomics on a plan of its own: not BinStationary's bits,
+                // but the same ones on every run.
+                qmarg_test::expect_bins_near<TypeParam>(got, fixed);
+                const std::vector<double> again = qmarg::marginal_probabilities(gpu, qubits, atomic);
+                ASSERT_EQ(got.size(), again.size());
+                EXPECT_EQ(0, std::memcmp(got.data(), again.data(), got.size() * sizeof(double)))
+                    << "not bitwise equal from run to run without atomics";
             } else {
                 ASSERT_EQ(got.size(), fixed.size());
                 EXPECT_EQ(0, std::memcmp(got.data(), fixed.data(), got.size() * sizeof(double)))
@@ -279,6 +321,12 @@ TYPED_TEST(MarginalAtomicMergeTest, MatchesTheCpuReferenceAndBinStationaryElsewh
     // The highest 3 of 20 and the highest 4, descending, of 20 and 21: from n = 22 on the warps
     // of these plans hold unselected bits, and no warp writes bins of its own.
     EXPECT_GE(gathered, 3);
+    // On GPUs whose memory is faster than the H100's (side_by_side_warps_pay)
+    // the highest 10 of 24 and 25 qubits of a double state run side-by-side
+    // warps where BinStationary's hold selected bits.
+    if (!single && qmarg::gpu::bin_stationary_atomic_plan_differs(24, highest(24, 10), false, device)) {
+        EXPECT_GE(own_plans, 2);
+    }
 }
 
 // BinStationaryAtomic called from several host threads at once: the plan

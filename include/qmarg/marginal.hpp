@@ -128,7 +128,7 @@ enum class MarginalStrategy {
     // on shorter parts than BinStationary's (the blocks then finish over the
     // whole call, and their atomics on a bin arrive spread out), it cuts the
     // segment into those. Everywhere else it runs exactly what BinStationary
-    // runs.
+    // runs (but for the plans of faster memory, below).
     //
     // When it wins: where BinStationary's second pass is a visible part of
     // the time, on states of up to about 2^28 amplitudes: its launches cost a
@@ -149,7 +149,11 @@ enum class MarginalStrategy {
     // also weighs the GPU's memory bandwidth per multiprocessor: on memory
     // faster than an H100's (an H200) the short parts must still take a
     // microsecond each to stream and fewer of their atomics may meet on the
-    // output, so the same case can merge differently on two GPU models.
+    // output, so the same case can merge differently on two GPU models. On
+    // such memory, for states of 2^24 to 2^26 amplitudes (float: from 2^25),
+    // its own plan of few parts also sets a block's warps side by side
+    // where BinStationary's stream apart: there its results, atomics or not,
+    // are not BinStationary's bits.
     //
     // Limits: none beyond the output; it runs every k from 1 to n.
     // Not deterministic where it merges with atomics: the blocks' additions
