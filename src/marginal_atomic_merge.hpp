@@ -24,7 +24,8 @@ enum class AtomicMerge {
     None,
     // Atomics on the plan of many parts (more than 2^10 blocks).
     ManyParts,
-    // Atomics on BinStationary's plan of few parts, where they do not pay on
+    // Atomics on the plan of few parts (BinStationary's, or its own where
+    // bin_stationary_atomic_plan_differs), where they do not pay on
     // many parts, many parts are at most 2^10 blocks, or (float) many parts
     // would interleave their segments finely; and on states of up to 2^26
     // amplitudes where many parts would meet in too many requests on one KiB
