@@ -21,7 +21,11 @@
 //   double: apply_matrix_mma for k >= 5, where 8 * 2^k flops per amplitude
 //     outrun FMAs (k = 5 in registers also runs out of them), and for k = 4
 //     with a target among the three lowest qubits, where the staged register
-//     kernel is level on an H100 and behind on an H200 (1.05 against 1.16);
+//     kernel is level on an H100 and behind on an H200 (1.05 against 1.16;
+//     against the ring kernel, on an H200, double n = 30, ms, two runs each:
+//     low 10.41-10.43 against 9.39, descending 10.29-10.52 against 9.39, high
+//     9.44-9.45 against 9.40-9.45, scattered (20, 26, 12, 4) 9.93-10.09
+//     against 10.47-10.53);
 //   float: apply_matrix_mma for k >= 6, and for k = 5 with a target among the
 //     four lowest qubits (the staged register kernel's cases), where the raw
 //     tensor-core kernel (apply_matrix_mma.cu) ran at 0.75-1.00 of the floor

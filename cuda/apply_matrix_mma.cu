@@ -175,13 +175,32 @@ constexpr bool raw_chunk() {
     return std::is_same<Real, float>::value && (K == 7 || K == 8);
 }
 
+// Double k = 4, 5 run on apply_matrix_mma_ring_kernel (XSlots in
+// MmaShapeOf) with two X tiles in shared memory, one multiplied while the
+// other loads. Measured on an H200 (double, n = 30, tensor cores forced, ms
+// low / high / scattered / descending, two runs each, alternating with the
+// first kernel and with three slots): k = 5 11.28-11.41 / 12.83-12.91 /
+// 10.86-10.92 / 10.97-11.05 -> 10.32-10.35 / 12.09-12.26 / 10.30-10.32 /
+// 9.76-9.77 (0.77 / 0.66 / 0.78 / 0.82 of the floor); k = 4 9.43-9.45 /
+// 9.83-9.92 / 10.53-10.54 / 9.51-9.52 -> 9.39-9.44 / 9.51-9.60 / 10.32-10.38
+// / 9.42-9.45. Three slots (126 KiB at k = 5, 125 at k = 4: one block a multiprocessor)
+// lost at k = 5 (11.45-11.54 / 13.27-13.30 / 11.17-11.20 / 11.34-11.38) and
+// were level at k = 4; double k = 6 with two slots beside its whole matrix
+// (208 KiB, one block, no X prefetch) lost 3 to 6 % (15.54-15.60 /
+// 16.71-16.73 / 17.11-17.12 / 15.24-15.30 against 15.01-15.02 / 15.72-15.82
+// / 16.31-16.43 / 14.57-14.63).
+template <int K, class Real>
+constexpr int ring_slots() {
+    return std::is_same<Real, double>::value && K <= 5 ? 2 : 1;
+}
+
 // The shape each k runs with. kColumns is as large as shared memory allows
 // while keeping two blocks per multiprocessor where that is possible (so one
 // block's global loads and stores overlap another's products); H100: 227 KiB
 // per block, 228 KiB per multiprocessor.
 //   k   warp tile  columns  pass rows  chunk  stages  shared   blocks/SM  matrix L2 bytes/flop
-//   4    16 x 16     128       16        16     2      49 KiB     2        1/64
-//   5    16 x 16      64       32        16     2      54 KiB     2        1/32
+//   4    16 x 16     128       16        16     1      85 KiB     2        1/64   (double: two X tiles)
+//   5    16 x 16      64       32        16     2      90 KiB     2        1/32   (double: two X tiles)
 //   6    16 x 16      64       32        16     2      86 KiB     2        1/32
 //   7    16 x 16      32       64        16     2     102 KiB     2        1/16   (float)
 //   7    16 x 32      64       64        16     3     186 KiB     1        1/32   (double)
@@ -245,12 +264,17 @@ struct OneBlockShape {
     // Double k = 7 takes 64 columns, 16 x 32 warp tiles and three stages on
     // one block per multiprocessor (measured below the table).
     static constexpr bool kWideDouble7 = K == 7 && std::is_same<Real, double>::value;
+    static constexpr int kXSlots = ring_slots<K, Real>();
+    static constexpr bool kRing = kXSlots > 1;
     static constexpr int kWarpRows = K <= 4 ? 1 : K <= 6 ? 2 : K == 7 ? 4 : 8;
     static constexpr int kTileCols = K == 8 || kWideDouble7 ? 4 : K == 10 ? 1 : 2;
-    static constexpr int kStages = raw_x<K, Real>() ? (1 << K) / kDmmaDepth : kWideDouble7 ? 3 : 2;
+    static constexpr int kPassRows = kDmmaRows * kWarpRows;
+    // The whole matrix, one stage a step (the raw and ring kernels copy it once).
+    static constexpr int kWholeMatrix = (1 << K) / kPassRows * (1 << K) / kDmmaDepth;
+    static constexpr int kStages = raw_x<K, Real>() || kRing ? kWholeMatrix : kWideDouble7 ? 3 : 2;
     static constexpr int kMinBlocks = K <= 7 && !kWideDouble7 ? 2 : 1;
-    using type = MmaShapeOf<K, kWarpRows, kTileCols, kDmmaDepth, kStages, kMinBlocks, (K >= 6), 1, raw_x<K, Real>(),
-                            raw_chunk<K, Real>()>;
+    using type = MmaShapeOf<K, kWarpRows, kTileCols, kDmmaDepth, kStages, kMinBlocks, (K >= 6), 1,
+                            raw_x<K, Real>(), raw_chunk<K, Real>(), kXSlots>;
 };
 template <int K, class Real>
 using MmaShape = typename OneBlockShape<K, Real>::type;
@@ -280,6 +304,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
                             const __grid_constant__ TileLayout layout) {
     static_assert(S::kCluster == 1, "apply_matrix_mma_cluster_kernel runs the cluster shapes");
     static_assert(!S::kRawX, "apply_matrix_mma_raw_kernel runs the RawX shapes");
+    static_assert(S::kXSlots == 1, "apply_matrix_mma_ring_kernel runs the XSlots shapes");
     extern __shared__ __align__(16) unsigned char shared_bytes[];
     const auto [xs, ms, xb, raw, x_offsets, chunk_offset, x_cells] = MmaShared<S>(shared_bytes);
 
@@ -503,12 +528,99 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     __pipeline_wait_prior(0);  // only empty groups can be pending
 }
 
+// Double k = 4, 5 (XSlots shapes). The first kernel at double k = 5 staged
+// each tile whole at its step 0 and waited for it (its two steps leave the
+// chunk prefetch no room), so a block had nothing in flight while it
+// multiplied; on an H200, where a tile's copy takes about as long as its
+// products, that cost 0.66 to 0.73 of the floor. Here, as in the raw
+// kernel, the stages hold the whole matrix, copied once, and the tiles'
+// X takes turns in kXSlots slots: tile i of the block in slot i % kXSlots,
+// the next kXSlots - 1 tiles in flight (by cp.async, straight into X's
+// layout, one commit group a tile) while tile i is multiplied. A tile's
+// turn begins with one barrier; its steps need none.
+template <class S, bool kNeighbours>
+__global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
+    apply_matrix_mma_ring_kernel(double2* amps, const double2* __restrict__ images,
+                                 const __grid_constant__ TileLayout layout) {
+    static_assert(S::kXSlots >= 2, "an XSlots shape");
+    extern __shared__ __align__(16) unsigned char shared_bytes[];
+    const auto [xs, ms, xb, raw, x_offsets, chunk_offset, x_cells] = MmaShared<S>(shared_bytes);
+
+    const WarpPlace<S> place;
+    const int g = place.g, t = place.t, warp_row0 = place.warp_row0, col0 = place.col0;
+    const int columns = 1 << layout.num_free;  // kColumns, fewer only for small states
+
+    Index col_offset[S::kTileCols][2];
+    Index lane_row_offset[2];
+    const XStaging x = set_up_one_block<S, double>(layout, place, x_offsets, x_cells, chunk_offset, col_offset,
+                                                   lane_row_offset);
+
+    // Prologue: the whole matrix (step q's image in stage q) and the first
+    // tile's X in one commit group, then one group for each of the next
+    // kXSlots - 1 tiles (tile i of the block into slot i), empty where the
+    // block has no such tile. Only a state of one tile stages repeated
+    // cells (stage_first_x_tile): the tiles ahead exist only in larger ones.
+    const Index stride = gridDim.x;
+    Index tile = blockIdx.x;  // the grid is never larger than num_tiles
+#pragma unroll
+    for (int q = 0; q < S::kSteps; ++q) copy_matrix_chunk<S>(ms, images, q, q);
+    stage_first_x_tile<S, double>(xs, amps, tile_base(layout, tile), columns, x, x_offsets, x_cells, chunk_offset);
+    __pipeline_commit();
+#pragma unroll
+    for (int i = 1; i < S::kXSlots; ++i) {
+        const Index ahead = tile + i * stride;
+        if (ahead < layout.num_tiles) {
+            stage_x_tile<S, double, false>(xs + i * S::kXSlotEntries, amps, tile_base(layout, ahead), x, x_offsets,
+                                           x_cells, chunk_offset);
+        }
+        __pipeline_commit();
+    }
+    __pipeline_wait_prior(S::kXSlots - 1);
+    __syncthreads();  // the matrix and the first tile's X from every thread are visible
+
+    MmaAccumulators<S> acc;
+    clear_accumulators<S>(acc);
+    for (int i = 0; tile < layout.num_tiles; tile += stride, ++i) {
+        const Index base = tile_base(layout, tile);
+        const double2* const xt = xs + i % S::kXSlots * S::kXSlotEntries;
+        if (i > 0) {
+            // Tile i's group (the i-th): kXSlots - 2 groups were committed after it.
+            __pipeline_wait_prior(S::kXSlots - 2);
+            __syncthreads();  // tile i's X from every thread is visible; every thread is done with
+                              // tile i - 1's products, so its slot takes the tile kXSlots - 1 turns ahead
+            const Index ahead = tile + (S::kXSlots - 1) * stride;
+            if (ahead < layout.num_tiles) {
+                stage_x_tile<S, double, false>(xs + (i - 1) % S::kXSlots * S::kXSlotEntries, amps,
+                                               tile_base(layout, ahead), x, x_offsets, x_cells, chunk_offset);
+            }
+            __pipeline_commit();  // possibly empty: one group a tile, for the count above
+        }
+        // Not unrolled, as in the first kernel.
+#pragma unroll 1
+        for (int q = 0; q < S::kSteps; ++q) {
+            multiply_chunk<S, S::kXStride>(acc, ms + q * S::kStageEntries + (warp_row0 / 2 + g) * S::kPairStride + t,
+                                           xt, col0 + g, q % S::kChunksPerPass * S::kChunk + t);
+            if (q % S::kChunksPerPass == S::kChunksPerPass - 1) {
+                // The pass's rows are final. Every thread passed the barrier
+                // that made all of tile i's X visible, so the tile was read
+                // from global memory before any of it is overwritten here.
+                store_pass<S, double, kNeighbours>(amps, layout, base, (q / S::kChunksPerPass) * S::kPassRows,
+                                                   lane_row_offset, col_offset, acc);
+            }
+        }
+    }
+    __pipeline_wait_prior(0);  // only empty groups can be pending
+}
+
 // The kernel shape S runs on.
 template <class S, class Real, bool kNeighbours>
 constexpr auto mma_kernel() {
     if constexpr (S::kRawX) {
         static_assert(std::is_same<Real, float>::value, "the raw kernel holds float amplitudes");
         return apply_matrix_mma_raw_kernel<S, kNeighbours>;
+    } else if constexpr (S::kXSlots > 1) {
+        static_assert(std::is_same<Real, double>::value, "the ring kernel holds double amplitudes");
+        return apply_matrix_mma_ring_kernel<S, kNeighbours>;
     } else {
         return apply_matrix_mma_kernel<S, Real, kNeighbours>;
     }

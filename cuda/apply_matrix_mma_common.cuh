@@ -65,8 +65,12 @@ constexpr int log2_of(int v) { return v <= 1 ? 0 : 1 + log2_of(v / 2); }
 //              copied by cp.async as stored into a one-chunk buffer and
 //              widened one step later, instead of travelling through
 //              registers (PendingXChunk; issue_raw_chunk)
+//   XSlots     (double states: apply_matrix_mma_ring_kernel) X tiles held in
+//              shared memory: the stages hold the whole matrix, one slot
+//              holds the tile being multiplied and the others the next
+//              tiles, copied by cp.async straight into X's layout
 template <int K, int WarpRows, int TileCols, int Chunk, int Stages, int MinBlocks, bool PrefetchX, int Cluster = 1,
-          bool RawX = false, bool RawChunk = false>
+          bool RawX = false, bool RawChunk = false, int XSlots = 1>
 struct MmaShapeOf {
     static constexpr int kK = K;
     static constexpr int kDim = 1 << K;
@@ -100,6 +104,8 @@ struct MmaShapeOf {
     static constexpr bool kPrefetchX = PrefetchX;
     static constexpr bool kRawX = RawX;
     static constexpr bool kRawChunk = RawChunk;
+    static constexpr int kXSlots = XSlots;
+    static constexpr int kXSlotEntries = kColumns * kXStride;  // 16-byte units of one X tile
     // X is staged kChunk rows at a time: kChunk * kColumns amplitudes, local
     // index j * kMmaThreads + threadIdx.x of them for thread threadIdx.x.
     static constexpr int kXChunkSize = kChunk * kColumns;
@@ -118,7 +124,7 @@ struct MmaShapeOf {
     // (apply_matrix_mma_cluster_kernel).
     static constexpr int kUnitSlots = kCluster > 1 ? 2 : 0;
     static constexpr std::size_t kSharedBytes =
-        (static_cast<std::size_t>(kColumns) * kXStride + static_cast<std::size_t>(kStages) * kStageEntries +
+        (static_cast<std::size_t>(kXSlots) * kXSlotEntries + static_cast<std::size_t>(kStages) * kStageEntries +
          static_cast<std::size_t>(kBStages) * kColumns * kBStride) *
             sizeof(double2) +
         static_cast<std::size_t>(kRawEntries) * 2 * sizeof(float) + kXPerThread * (sizeof(Index) + sizeof(unsigned)) +
@@ -142,6 +148,8 @@ struct MmaShapeOf {
     // group only with two stages (with three, float k = 7 gave wrong
     // amplitudes on an H100).
     static_assert(!kRawChunk || (kPrefetchX && kStages == 2), "the raw chunk carries the X prefetch, two stages");
+    static_assert(kXSlots >= 1 && (kXSlots == 1 || (kCluster == 1 && !kPrefetchX && !kRawX && kStages == kSteps)),
+                  "a ring of X tiles beside the whole matrix, one block");
     static_assert(kSharedBytes <= 227 * 1024, "fits an H100 block's shared memory");
 };
 
@@ -276,7 +284,7 @@ __device__ __forceinline__ void copy_first_matrix_chunks(double2* ms, const doub
 }
 
 // The dynamic shared memory of the kernels, in the order kSharedBytes counts
-// it: the X tile, the matrix stages, the cluster form's X stages (none
+// it: the X tile (kXSlots of them in the ring kernel), the matrix stages, the cluster form's X stages (none
 // elsewhere), the raw copies of X (RawX and RawChunk shapes only), the staging
 // tables with the cluster form's unit slots among them. The kernels keep no
 // static shared memory: 16 bytes of it, which put this region 16 bytes
@@ -293,7 +301,7 @@ struct MmaShared {
     unsigned* x_cells;
     __device__ explicit MmaShared(unsigned char* bytes)
         : xs(reinterpret_cast<double2*>(bytes)),
-          ms(xs + S::kColumns * S::kXStride),
+          ms(xs + S::kXSlots * S::kXSlotEntries),
           xb(ms + S::kStages * S::kStageEntries),
           raw(reinterpret_cast<float2*>(xb + S::kBStages * S::kColumns * S::kBStride)),
           x_offsets(reinterpret_cast<Index*>(raw + S::kRawEntries)),

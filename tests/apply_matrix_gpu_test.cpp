@@ -412,6 +412,30 @@ TYPED_TEST(ApplyMatrixGpuTest, DenseTensorCorePathOnLargeStatesMatchesCpu) {
     }
 }
 
+// Double k = 4 and 5 run on the ring kernel (apply_matrix_mma.cu), whose
+// blocks hold two X tiles and load one while they multiply the other. Its
+// tiles are 2^11 amplitudes, its grid two blocks a multiprocessor (264 on an
+// H100 or H200): states of 2^7 or 2^8 tiles (fewer than blocks), 2^9 (about
+// two a block) and 2^10 (about four), so that blocks with no tile ahead, one
+// tile ahead, and slots taken in turn all run. Small enough for the
+// compute-sanitizer passes of scripts/gpu_check.sh.
+TYPED_TEST(ApplyMatrixGpuTest, DenseTensorCorePathOnFewTilesPerBlockMatchesCpu) {
+    std::mt19937_64 rng(fresh_seed());
+    for (int k = 4; k <= 5; ++k) {
+        const Matrix matrix = random_dense(1 << k, rng);
+        for (int n : {19, 20, 21}) {
+            for (Layout layout : {Layout::Low, Layout::High, Layout::RandomOrder}) {
+                const Qubits targets = choose_targets(layout, n, k, rng);
+                const Controls controls = choose_controls(n == 19 ? 1 : 0, n, targets, rng);
+                expect_gpu_matches_cpu<TypeParam>(n, targets, matrix, controls,
+                                                  std::string("random non-unitary dense, few tiles a block, ") +
+                                                      to_string(layout) + " targets, k=" + std::to_string(k) + ", " +
+                                                      dense_path_name<TypeParam>(n, targets, controls));
+            }
+        }
+    }
+}
+
 #if defined(QMARG_TESTS_WITH_CUDA)
 // Every dense kernel on its own, including those the rule of
 // cuda/apply_matrix.cuh does not pick on this GPU (the FMA kernels where the
