@@ -433,6 +433,29 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     __pipeline_wait_prior(0);
 }
 
+// One tile's steps in the kernels whose stages hold the whole matrix (step
+// q's image in stage q: the raw and ring kernels): the products of X (at
+// xs) by each chunk, and each pass's rows stored once final. No step needs
+// a barrier. Not unrolled, as in the first kernel: ptxas spilled 24 bytes
+// in the raw kernel.
+template <class S, class Real, bool kNeighbours>
+__device__ __forceinline__ void multiply_tile_by_whole_matrix(MmaAccumulators<S>& acc, const double2* ms,
+                                                              const double2* xs, const WarpPlace<S>& place,
+                                                              DeviceComplex<Real>* amps, const TileLayout& layout,
+                                                              Index base, const Index (&lane_row_offset)[2],
+                                                              const Index (&col_offset)[S::kTileCols][2]) {
+#pragma unroll 1
+    for (int q = 0; q < S::kSteps; ++q) {
+        multiply_chunk<S, S::kXStride>(
+            acc, ms + q * S::kStageEntries + (place.warp_row0 / 2 + place.g) * S::kPairStride + place.t, xs,
+            place.col0 + place.g, q % S::kChunksPerPass * S::kChunk + place.t);
+        if (q % S::kChunksPerPass == S::kChunksPerPass - 1) {
+            store_pass<S, Real, kNeighbours>(amps, layout, base, (q / S::kChunksPerPass) * S::kPassRows,
+                                             lane_row_offset, col_offset, acc);
+        }
+    }
+}
+
 // Float k = 4, 5 (RawX shapes). Their tiles are small (2048 amplitudes at k
 // = 5, 16 KiB) and take one or two steps, so the first kernel's X prefetch,
 // chunk by chunk during a tile's last pass, has no room, and its step 0
@@ -466,7 +489,6 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     const auto [xs, ms, xb, raw, x_offsets, chunk_offset, x_cells] = MmaShared<S>(shared_bytes);
 
     const WarpPlace<S> place;
-    const int g = place.g, t = place.t, warp_row0 = place.warp_row0, col0 = place.col0;
     const int columns = 1 << layout.num_free;  // kColumns, fewer only for small states
 
     Index col_offset[S::kTileCols][2];
@@ -514,16 +536,8 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
             __pipeline_commit();  // possibly empty: one group a tile, for the count above
             __syncthreads();      // the tile's X from every thread is visible
         }
-        // Not unrolled, as in the first kernel: ptxas spilled 24 bytes.
-#pragma unroll 1
-        for (int q = 0; q < S::kSteps; ++q) {
-            multiply_chunk<S, S::kXStride>(acc, ms + q * S::kStageEntries + (warp_row0 / 2 + g) * S::kPairStride + t,
-                                           xs, col0 + g, q % S::kChunksPerPass * S::kChunk + t);
-            if (q % S::kChunksPerPass == S::kChunksPerPass - 1) {
-                store_pass<S, float, kNeighbours>(amps, layout, base, (q / S::kChunksPerPass) * S::kPassRows,
-                                                  lane_row_offset, col_offset, acc);
-            }
-        }
+        multiply_tile_by_whole_matrix<S, float, kNeighbours>(acc, ms, xs, place, amps, layout, base, lane_row_offset,
+                                                             col_offset);
     }
     __pipeline_wait_prior(0);  // only empty groups can be pending
 }
@@ -547,7 +561,6 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     const auto [xs, ms, xb, raw, x_offsets, chunk_offset, x_cells] = MmaShared<S>(shared_bytes);
 
     const WarpPlace<S> place;
-    const int g = place.g, t = place.t, warp_row0 = place.warp_row0, col0 = place.col0;
     const int columns = 1 << layout.num_free;  // kColumns, fewer only for small states
 
     Index col_offset[S::kTileCols][2];
@@ -595,19 +608,11 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
             }
             __pipeline_commit();  // possibly empty: one group a tile, for the count above
         }
-        // Not unrolled, as in the first kernel.
-#pragma unroll 1
-        for (int q = 0; q < S::kSteps; ++q) {
-            multiply_chunk<S, S::kXStride>(acc, ms + q * S::kStageEntries + (warp_row0 / 2 + g) * S::kPairStride + t,
-                                           xt, col0 + g, q % S::kChunksPerPass * S::kChunk + t);
-            if (q % S::kChunksPerPass == S::kChunksPerPass - 1) {
-                // The pass's rows are final. Every thread passed the barrier
-                // that made all of tile i's X visible, so the tile was read
-                // from global memory before any of it is overwritten here.
-                store_pass<S, double, kNeighbours>(amps, layout, base, (q / S::kChunksPerPass) * S::kPassRows,
-                                                   lane_row_offset, col_offset, acc);
-            }
-        }
+        // Every thread passed the barrier that made all of tile i's X
+        // visible, so the tile was read from global memory before its
+        // passes' stores overwrite it.
+        multiply_tile_by_whole_matrix<S, double, kNeighbours>(acc, ms, xt, place, amps, layout, base, lane_row_offset,
+                                                              col_offset);
     }
     __pipeline_wait_prior(0);  // only empty groups can be pending
 }
