@@ -83,7 +83,18 @@ struct alignas(16) SmallMatrix {
 // a row's halves added by a shuffle; the image from global memory into
 // dynamic shared memory): 0.28 to 0.36 of the floor with every row unrolled,
 // 0.42 to 0.57 with 1 to 4 rows a turn, against 0.65 to 0.71 on the tensor
-// cores in the same runs.
+// cores in the same runs. Not kept, float k = 4 on the staged kernel (H200,
+// n = 28, ms low / descending, alternating with this form in one command,
+// two or three runs each; this form 1.487-1.496 / 1.504-1.611): two tiles a
+// block, the next loading while one is multiplied, of 2^11 amplitudes (four
+// blocks a multiprocessor) 1.662 / 1.690-1.713, of 2^12 (three blocks)
+// 1.545-1.559 / 1.583-1.626; the matrix from shared memory, 16 bytes a load
+// (88 registers instead of 122) 1.587-1.614 / 1.633-1.698, in Gauss's form
+// 1.557-1.580 / 1.639-1.664; Gauss's form from the constant bank (3 KiB)
+// 1.756-1.766 / 1.745-1.802, and 7.87-7.91 ms in the direct kernel (high
+// targets, against 1.164-1.165; the constant cache missing, we think). ncu
+// saw this form's staged kernel (low targets) with its issue slots 75 %
+// busy, 1.9 eligible warps per scheduler and DRAM at 61 %.
 constexpr std::size_t kConstantMatrixBytes = 2048;
 
 template <class Real, int K>
