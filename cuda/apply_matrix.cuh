@@ -40,7 +40,10 @@
 // = 5 on tensor cores 0.66 / 0.60 / 0.62 / 0.70 against 0.53 / 0.62 / 0.53 /
 // 0.54 on the FMA kernels, as the rule picks; k = 4 0.96 / 0.74 / 0.75 / 0.90
 // against 0.91 / 1.16 / 1.05 / 0.91, the FMA kernels 6 % behind on the
-// lowest qubits, where on the H100 they were 1.8 times ahead. Measured on an
+// lowest qubits, where on the H100 they were 1.8 times ahead; since the
+// staged kernel's form for the lowest qubits (apply_matrix_small.cu) they run
+// 1.15 there (1.24 ms, against 1.37-1.40 ms on tensor cores in another run
+// on the same GPU, lowest and descending targets). Measured on an
 // H100 (fraction of the floor; tensor cores forced with apply_matrix_bench
 // --tensor_cores=1, the FMA paths with --fma_paths=1), with the Gauss-form
 // kernels: float, n = 28: k = 4 low 0.67 against 1.23, high and scattered

@@ -13,7 +13,8 @@
 // stays below the FP64 rate needed to keep up with memory for k <= 5, so both
 // kernels aim at the copy roofline.
 //
-// Two kernels, chosen by where the targets are:
+// Two kernels, chosen by where the targets are (and a form of the staged one
+// for targets on the lowest qubits: apply_matrix_small_lowest_kernel):
 //  direct  no target among the lowest bits that share a 128-byte line (3 bits
 //          for double, 4 for float). The group number is spread over the free
 //          qubits lowest first, so neighbouring threads hold neighbouring
@@ -348,25 +349,130 @@ __global__ void __launch_bounds__(kStagedThreads, staged_min_blocks<Real, K>())
     }
 }
 
+// The staged kernel's case where the targets are the K lowest qubits, in any
+// order, and a tile is one stretch of memory of full size (no control among
+// its bits), with K <= line_bits so that a group is part of one swizzled row.
+// The host reorders the matrix so that bit j of its index is qubit j
+// (small_matrix). Then every shared-memory position is fixed per thread,
+// with no table and no per-element bit arithmetic: the swizzle is linear over
+// XOR, so a tile element's position is the thread's own position XOR a
+// compile-time constant, and a group's elements sit at its first position XOR
+// their row index; tile element j * kThreads + threadIdx.x is global element
+// j * kThreads + threadIdx.x past the tile's base. The general staged kernel
+// works these out per element. On float k = 4, counted in the SASS of each
+// loop: about 125 instructions an amplitude there (64 multiply-adds, 16
+// constant-bank loads, the rest addresses and staging), where ncu saw the
+// issue slots 75 % busy; about 94 here.
+//
+// Where it runs (lowest_kernel_pays), measured on an H200 (apply_matrix_bench,
+// float n = 28 / double n = 30, lowest and descending targets, ms, two runs
+// each, alternating with the general staged kernel in one command): float
+// k = 4 1.487-1.504 -> 1.240-1.246 (0.68 -> 0.81 of the floor), k = 3
+// 1.200-1.208 -> 1.125-1.127 (0.84 -> 0.90), k = 1 1.128-1.135 ->
+// 1.110-1.111; double k = 3 8.997-9.008 -> 8.953-8.963. Slower, and left to
+// the general kernel: float k = 2 1.138-1.146 -> 1.148-1.152, double k = 1
+// and 2 8.827-8.879 -> 8.931-8.976. Not kept: two groups of float k = 4 at a
+// time, each constant-bank entry feeding both (1.258-1.271; ptxas spills
+// about as much at the 128 registers four blocks allow).
 template <class Real, int K>
-SmallMatrix<Real, K> small_matrix(const Matrix& matrix) {
+constexpr bool lowest_kernel_pays() {
+    return K <= line_bits<Real>() && (K >= 3 || (sizeof(Real) == sizeof(float) && K == 1));
+}
+template <class Real, int K>
+constexpr unsigned lowest_threads() {
+    return std::min<unsigned>(kStagedThreads, 1u << (staged_tile_bits<Real>() - K));
+}
+template <class Real, int K>
+__global__ void __launch_bounds__(kStagedThreads, staged_min_blocks<Real, K>())
+    apply_matrix_small_lowest_kernel(DeviceComplex<Real>* amps, const __grid_constant__ SmallMatrix<Real, K> param,
+                                     const __grid_constant__ TileLayout layout) {
+    using C = DeviceComplex<Real>;
     constexpr int kDim = 1 << K;
+    constexpr int kTileBits = staged_tile_bits<Real>();
+    constexpr unsigned kThreads = lowest_threads<Real, K>();
+    constexpr int kPerThread = (1 << kTileBits) / kThreads;
+    constexpr int kGroupsPerThread = (1 << (kTileBits - K)) / kThreads;
+    static_assert(K <= line_bits<Real>(), "a group must lie within one swizzled row");
+    static_assert(!matrix_in_shared<Real, K>(), "the matrix is read from the constant bank");
+    __shared__ C tile[1 << kTileBits];
+    const auto& matrix = matrix_operands(param);
+    const unsigned own = swizzle<C>(threadIdx.x);
+    const int controls = layout.num_outer_fixed - kTileBits;  // outer_fixed: bits 0..kTileBits-1, then the controls
+
+    for (Index t = blockIdx.x; t < layout.num_tiles; t += gridDim.x) {
+        const Index base =
+            insert_zero_bits(t << kTileBits, layout.outer_fixed + kTileBits, controls) | layout.control_mask;
+        C* const mine = amps + base + threadIdx.x;
+#pragma unroll
+        for (int j = 0; j < kPerThread; ++j) {
+            __pipeline_memcpy_async(tile + (own ^ swizzle<C>(j * kThreads)), mine + j * kThreads, sizeof(C));
+        }
+        __pipeline_commit();
+        __pipeline_wait_prior(0);
+        __syncthreads();  // the whole tile is in shared memory before any thread reads a group others loaded
+
+        // A group is read and written by its owner only (as in the general kernel).
+#pragma unroll 1
+        for (int i = 0; i < kGroupsPerThread; ++i) {
+            const unsigned first = swizzle<C>((i * kThreads + threadIdx.x) << K);
+            C v[kDim];
+#pragma unroll
+            for (int r = 0; r < kDim; ++r) v[r] = tile[first ^ r];
+#pragma unroll
+            for (int r = 0; r < kDim; ++r) tile[first ^ r] = row_times(matrix, r, v);
+        }
+        __syncthreads();  // every group is multiplied before threads store elements other threads computed
+
+        // The positions this thread loaded, so the next tile's copies need no barrier (load_tile_async).
+#pragma unroll
+        for (int j = 0; j < kPerThread; ++j) mine[j * kThreads] = tile[own ^ swizzle<C>(j * kThreads)];
+    }
+}
+
+// The matrix as the kernels read it. With `index_bits` (for
+// apply_matrix_small_lowest_kernel: the local bit of each target, a
+// permutation of 0..K-1) bit j of the row and column index moves to bit
+// index_bits[j]; entries are only moved, so the product is the same.
+template <class Real, int K>
+SmallMatrix<Real, K> small_matrix(const Matrix& matrix, const int* index_bits = nullptr) {
+    constexpr int kDim = 1 << K;
+    const auto moved = [&](int index) {
+        if (index_bits == nullptr) return index;
+        int out = 0;
+        for (int j = 0; j < K; ++j) out |= ((index >> j) & 1) << index_bits[j];
+        return out;
+    };
     SmallMatrix<Real, K> out;
     for (int r = 0; r < kDim; ++r) {
         for (int c = 0; c < kDim; ++c) {
             const auto value = matrix(r, c);
-            out.entry[r * kDim + c] =
+            out.entry[moved(r) * kDim + moved(c)] =
                 make_device_complex<Real>(static_cast<Real>(value.real()), static_cast<Real>(value.imag()));
         }
     }
     return out;
 }
 
+// Whether apply_matrix_small_lowest_kernel takes a staged gate: a full tile
+// whose local bits are qubits 0..tile_bits-1 (so no control among them), the
+// targets the lowest K of them, and a group within one row.
+template <class Real, int K>
+bool lowest_kernel_applies(const TileLayout& layout) {
+    if (K > line_bits<Real>() || layout.tile_bits != staged_tile_bits<Real>()) return false;
+    for (int p = 0; p < layout.tile_bits; ++p) {
+        if (layout.local_bits[p] != p) return false;
+    }
+    for (int j = 0; j < K; ++j) {
+        if (layout.target_local_sorted[j] != j) return false;
+    }
+    return true;
+}
+
 template <class Real, int K>
 void launch_small(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix) {
     using C = DeviceComplex<Real>;
-    const SmallMatrix<Real, K> entries = small_matrix<Real, K>(matrix);
     if (gate.min_target >= line_bits<Real>()) {
+        const SmallMatrix<Real, K> entries = small_matrix<Real, K>(matrix);
         const Index groups = Index{1} << (gate.num_qubits - gate.num_fixed);
         const auto kernel = apply_matrix_small_direct_kernel<Real, K>;
         const Index work = (groups + kDirectThreads - 1) / kDirectThreads;
@@ -376,6 +482,16 @@ void launch_small(std::complex<Real>* amps, const GateQubits& gate, const Matrix
         return;
     }
     const TileLayout layout = make_tile_layout(gate, staged_tile_bits<Real>() - K);
+    if constexpr (lowest_kernel_pays<Real, K>()) {
+        if (lowest_kernel_applies<Real, K>(layout)) {
+            const auto kernel = apply_matrix_small_lowest_kernel<Real, K>;
+            constexpr unsigned kThreads = lowest_threads<Real, K>();
+            const unsigned blocks = resident_grid(kernel, static_cast<int>(kThreads), 0, layout.num_tiles);
+            kernel<<<blocks, kThreads>>>(as_device(amps), small_matrix<Real, K>(matrix, layout.target_local), layout);
+            QMARG_CHECK_LAUNCH(apply_matrix_small_lowest_kernel);
+            return;
+        }
+    }
     const unsigned tile_size = 1u << layout.tile_bits;
     const unsigned threads = std::min<unsigned>(kStagedThreads, tile_size >> K);
     const std::size_t shared = tile_size * sizeof(C) + (tile_size / threads) * sizeof(Index);
@@ -383,7 +499,7 @@ void launch_small(std::complex<Real>* amps, const GateQubits& gate, const Matrix
     // Above 48 KiB (with the matrix's static copy) the kernel needs the opt-in.
     allow_shared_memory(kernel, shared, ("the register kernel for " + std::to_string(K) + " targets").c_str());
     const unsigned blocks = resident_grid(kernel, static_cast<int>(threads), shared, layout.num_tiles);
-    kernel<<<blocks, threads, shared>>>(as_device(amps), entries, layout);
+    kernel<<<blocks, threads, shared>>>(as_device(amps), small_matrix<Real, K>(matrix), layout);
     QMARG_CHECK_LAUNCH(apply_matrix_small_staged_kernel);
 }
 

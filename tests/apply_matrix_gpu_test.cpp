@@ -475,6 +475,58 @@ TYPED_TEST(ApplyMatrixGpuTest, EveryDenseKernelOnItsOwnMatchesCpu) {
     }
 }
 
+// The register kernel on targets that are the lowest k qubits, in every order
+// for k <= 3 and in four for k = 4 and 5: a full tile with no control among
+// its bits takes apply_matrix_small_lowest_kernel (float k = 1, 3, 4, double
+// k = 3), whose matrix the host reorders; a control inside the tile, another
+// k or a state smaller than a tile take the general staged kernel.
+// States smaller than a tile, of one tile, of a few, and (n = 22, two orders,
+// no control or one above the tile) of more tiles than resident blocks.
+TYPED_TEST(ApplyMatrixGpuTest, RegisterKernelOnTheLowestQubitsInAnyOrderMatchesCpu) {
+    constexpr int kTileBits = sizeof(TypeParam) == sizeof(float) ? 12 : 11;
+    std::mt19937_64 rng(fresh_seed());
+    for (int k = 1; k <= 5; ++k) {
+        const Matrix matrix = random_dense(1 << k, rng);
+        std::vector<Qubits> orders;
+        Qubits order(static_cast<std::size_t>(k));
+        std::iota(order.begin(), order.end(), 0);
+        if (k <= 3) {
+            do orders.push_back(order);
+            while (std::next_permutation(order.begin(), order.end()));
+        } else {
+            orders.push_back(order);
+            orders.emplace_back(order.rbegin(), order.rend());
+            for (int i = 0; i < 2; ++i) {
+                std::shuffle(order.begin(), order.end(), rng);
+                orders.push_back(order);
+            }
+        }
+        for (int n : {kTileBits - 1, kTileBits, kTileBits + 2, 22}) {
+            const bool large = n == 22;
+            const std::vector<Controls> control_sets = {
+                {},
+                {{n - 1}, {}},
+                {{n - 2, n - 1}, {0, 1}},
+                {{k}, {0}},  // inside the tile
+            };
+            for (std::size_t o = 0; o < (large ? std::min<std::size_t>(2, orders.size()) : orders.size()); ++o) {
+                const Qubits& targets = orders[o];
+                for (std::size_t set = 0; set < (large ? 2 : control_sets.size()); ++set) {
+                    const Controls& controls = control_sets[set];
+                    expect_run_matches_cpu<TypeParam>(
+                        n, targets, matrix, controls, "register kernel, lowest qubits, k=" + std::to_string(k),
+                        [&](StateVector<TypeParam>& gpu) {
+                            qmarg::gpu::apply_matrix_small(
+                                gpu.data(), qmarg::gpu::describe_gate(n, targets, controls.qubits, controls.values),
+                                matrix);
+                            return true;
+                        });
+                }
+            }
+        }
+    }
+}
+
 // k = 10's companion grid on every unit by itself (apply_matrix_mma gives it
 // only the multiprocessors the clusters of four leave idle, which on some
 // GPUs are none): tiles of 16 columns, two to a unit of the clusters' 32,
