@@ -259,6 +259,17 @@ constexpr int ring_slots() {
 // 0.714-0.723; float k = 5 (the raw kernel) on 16 x 32 tiles with 128 columns
 // (198 registers) 0.60 / - / 0.53-0.56 / 0.60-0.62 against 0.71-0.72 / - /
 // 0.63-0.64 / 0.68-0.71 (its high targets run the FMA kernel).
+// Nor, on the H200 (double n = 30, ms, low / high / scattered / descending,
+// two runs each, alternating with these shapes in one command: k = 6
+// 14.05-14.06 / 15.83-15.95 / 15.69 / 14.59-14.65), did double k = 6 gain on
+// one pass of 64 rows over 32 columns, so that the next tile's X loads
+// during all of a tile's steps: 15.00-15.07 / 16.49-16.56 / 15.89-15.97 /
+// 15.44-15.47 (16 bytes spilled), with three stages level with that, as a
+// ring of two or three such X tiles beside the whole matrix (one block)
+// 14.82-15.10 / 16.96-17.05 / 16.40-16.98 / 15.05-15.22; float k = 6 on that
+// shape took 3.46-3.55 ms against 3.04-3.25. Nor double k = 5 on rings of
+// 32-column tiles (16 x 8 warp tiles): two or three slots 10.81-12.27 ms
+// against 9.76-11.41, 7 to 12 % slower in every layout.
 template <int K, class Real>
 struct OneBlockShape {
     // Double k = 7 takes 64 columns, 16 x 32 warp tiles and three stages on
