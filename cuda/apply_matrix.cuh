@@ -25,7 +25,9 @@
 //     against the ring kernel, on an H200, double n = 30, ms, two runs each:
 //     low 10.41-10.43 against 9.39, descending 10.29-10.52 against 9.39, high
 //     9.44-9.45 against 9.40-9.45, scattered (20, 26, 12, 4) 9.93-10.09
-//     against 10.47-10.53);
+//     against 10.47-10.53; again at aa933bc, five processes each,
+//     alternating: low 10.05-10.18 against 9.39-9.45, high 9.15-9.24
+//     against 9.23-9.29, scattered 9.96-10.54 against 10.30-10.47);
 //   float: apply_matrix_mma for k >= 6, and for k = 5 with a target among the
 //     four lowest qubits (the staged register kernel's cases), where the raw
 //     tensor-core kernel (apply_matrix_mma.cu) ran at 0.75-1.00 of the floor
