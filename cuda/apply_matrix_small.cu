@@ -374,6 +374,14 @@ __global__ void __launch_bounds__(kStagedThreads, staged_min_blocks<Real, K>())
 // and 2 8.827-8.879 -> 8.931-8.976. Not kept: two groups of float k = 4 at a
 // time, each constant-bank entry feeding both (1.258-1.271; ptxas spills
 // about as much at the 128 registers four blocks allow).
+// Nor the general staged kernel with a group's elements at swizzle(first)
+// XOR a shift per target bit (the same linearity; 2088 -> 2040 SASS instructions
+// in the float k = 4 kernel, 114 registers instead of 122): where it runs
+// in the benchmark (float k = 2 and double k = 1, 2 on the lowest qubits,
+// lowest first and descending; its scattered targets take the direct
+// kernel), float 0.7 to 0.9 % faster (1.138-1.142 -> 1.126-1.136 ms), double
+// level (n = 28 / 30, two runs each, alternating). Not kept: under 1 %, and
+// its racecheck run did not finish within the time it had.
 template <class Real, int K>
 constexpr bool lowest_kernel_pays() {
     return K <= line_bits<Real>() && (K >= 3 || (sizeof(Real) == sizeof(float) && K == 1));
