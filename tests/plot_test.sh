@@ -1,7 +1,8 @@
 #!/bin/sh
 # bench/plot.py on a small CPU run of `qmarg bench marginal`: both plots of
 # each precision and a --compare plot must be written, and bad input must be a
-# one-line error. Exits 77 (a skip for ctest) when the system Python has no
+# one-line error; bench/summarize.py must sum the runs up and refuse a case
+# given twice. Exits 77 (a skip for ctest) when the system Python has no
 # matplotlib, which scripts/setup.sh installs.
 # Usage: plot_test.sh QMARG_TOOL SOURCE_DIR WORK_DIR
 set -eu
@@ -27,6 +28,14 @@ test -s "$work/merged_float_ratio.png" || { echo "plot_test: merged_float_ratio.
 for png in merged_double_gbps_vs_k merged_float_ratio_vs_k; do
     test -s "$work/$png.png" || { echo "plot_test: $png.png was not written"; exit 1; }
 done
+"$python" "$source/bench/summarize.py" "$work/run.json" "$work/more.json" > "$work/summary.txt"
+for line in "double n = 14" "float n = 12" "Auto / best strategy: worst"; do
+    grep -q "$line" "$work/summary.txt" || { echo "plot_test: summary lacks '$line'"; cat "$work/summary.txt"; exit 1; }
+done
+if "$python" "$source/bench/summarize.py" "$work/run.json" "$work/again.json" 2> "$work/twice.err"; then
+    echo "plot_test: summarize.py took a case twice"; exit 1
+fi
+grep -q "is also in an earlier file" "$work/twice.err" || { cat "$work/twice.err"; exit 1; }
 echo '{"records": 3}' > "$work/bad.json"
 if "$python" "$source/bench/plot.py" --out-dir "$work" "$work/bad.json" 2> "$work/bad.err"; then
     echo "plot_test: bad input was accepted"; exit 1
