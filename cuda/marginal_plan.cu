@@ -29,19 +29,15 @@ MarginalDeviceLimits query_marginal_device_limits() {
         const auto found = known.find(device);
         if (found != known.end()) return found->second;
     }
-    int shared_optin = 0, max_grid_x = 0, l2_bytes = 0, multiprocessors = 0;
+    int shared_optin = 0, max_grid_x = 0, l2_bytes = 0;
     QMARG_CUDA_CHECK(cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     QMARG_CUDA_CHECK(cudaDeviceGetAttribute(&max_grid_x, cudaDevAttrMaxGridDimX, device));
     QMARG_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
-    QMARG_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
-    const int memory_clock_khz = attribute_or_zero(cudaDevAttrMemoryClockRate, device);
-    const int bus_width_bits = attribute_or_zero(cudaDevAttrGlobalMemoryBusWidth, device);
     MarginalDeviceLimits limits;
     limits.shared_bytes_per_block = static_cast<std::size_t>(shared_optin);
     limits.max_grid_blocks = static_cast<unsigned>(max_grid_x);
     limits.l2_bytes = static_cast<std::uint64_t>(l2_bytes);
-    limits.multiprocessor_bytes_per_us =
-        merge_device_of(memory_clock_khz * 1e-3, bus_width_bits, multiprocessors).multiprocessor_bytes_per_us;
+    limits.multiprocessor_bytes_per_us = multiprocessor_bytes_per_us_of(device);
     std::lock_guard<std::mutex> lock(mutex);
     known.emplace(device, limits);
     return limits;

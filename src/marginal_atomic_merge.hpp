@@ -3,6 +3,7 @@
 // rows and second pass. A plain C++ header, so that the tests can ask.
 #pragma once
 
+#include "device_bandwidth.hpp"
 #include "qmarg/types.hpp"
 
 namespace qmarg {
@@ -47,12 +48,9 @@ enum class AtomicMerge {
 struct MergeDevice {
     double multiprocessor_bytes_per_us = 0;
 };
-// A GPU's MergeDevice from what its driver reports: two transfers a memory
-// clock (double data rate) of bus width / 8 bytes each, over the
-// multiprocessors (0 where any of them is 0: unknown).
+// A GPU's MergeDevice from what its driver reports (src/device_bandwidth.hpp).
 constexpr MergeDevice merge_device_of(double memory_clock_mhz, int bus_width_bits, int multiprocessors) {
-    return multiprocessors > 0 ? MergeDevice{2.0 * memory_clock_mhz * (bus_width_bits / 8.0) / multiprocessors}
-                               : MergeDevice{};
+    return MergeDevice{multiprocessor_bytes_per_us(memory_clock_mhz, bus_width_bits, multiprocessors)};
 }
 // The current GPU's (cuda/marginal_plan.cu; throws CudaError when it cannot
 // be asked).

@@ -652,8 +652,8 @@ static_assert(1 + kLaneBits == kStreamingStorePrefix, "streaming_stores_coalesce
 // where atomics ran 4 to 8 % faster.
 constexpr int kLogAtomicShare = 10;
 constexpr int kLogFewBlocks = 10;
-// The H100 80GB HBM3 the bound was fitted on: 2619 MHz, 5120 bits, 132 multiprocessors.
-constexpr double kFittedMultiprocessorBytesPerUs = merge_device_of(2619.0, 5120, 132).multiprocessor_bytes_per_us;
+// The H100 80GB HBM3 the bound was fitted on.
+constexpr double kFittedMultiprocessorBytesPerUs = kH100MultiprocessorBytesPerUs;
 bool atomic_merge_pays(int num_qubits, int k, const Launch& launch, const MergeDevice& device) {
     if (launch.plan.log_parts == 0) return false;  // no segment is split: nothing to merge
     const int log_meeting = launch.plan.log_parts + std::min(k, kLogBinsPerKib);
