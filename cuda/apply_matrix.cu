@@ -3,12 +3,18 @@
 // structure on the host and hands the gate to one path (cuda/apply_matrix.cuh
 // lists them). The structure is read exactly: a matrix is diagonal only if
 // every off-diagonal entry is exactly zero, so no path ever changes a result.
+#include <cuda_runtime.h>
+
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "apply_matrix.cuh"
 #include "backend/gpu.hpp"
+#include "check.cuh"
+#include "device_attribute.cuh"
 #include "qmarg/error.hpp"
 
 namespace qmarg {
@@ -134,14 +140,37 @@ TileLayout make_tile_layout(const GateQubits& gate, int free_bits) {
 // The rule is documented in cuda/apply_matrix.cuh. The three lowest qubits
 // share a 128-byte line of double amplitudes, the four lowest one of float
 // amplitudes.
-DensePath dense_path(const GateQubits& gate, std::size_t real_bytes) {
+DensePath dense_path(const GateQubits& gate, std::size_t real_bytes, const DenseDevice& device) {
     const int k = gate.num_targets;
-    const bool mma_wins = real_bytes == sizeof(double) ? k >= 5 || (k == 4 && gate.min_target < 3)
-                                                       : k >= 6 || (k == 5 && gate.min_target < 4);
-    if (mma_wins && mma_available()) {
+    const bool lowest_float_k4 = real_bytes == sizeof(float) && k == 4 &&
+                                 std::all_of(gate.targets, gate.targets + k, [](int q) { return q < 4; });
+    const bool mma_wins =
+        real_bytes == sizeof(double)
+            ? k >= 5 || (k == 4 && gate.min_target < 3)
+            : k >= 6 || (k == 5 && gate.min_target < 4) ||
+                  (lowest_float_k4 && device.multiprocessor_bytes_per_us <
+                                          kLowestFloatK4MmaMaxSpeedup * kH100MultiprocessorBytesPerUs);
+    if (mma_wins && device.mma) {
         return DensePath::Mma;
     }
     return fma_path(k);
+}
+
+DenseDevice dense_device() {
+    int device = 0;
+    QMARG_CUDA_CHECK(cudaGetDevice(&device));
+    static std::mutex mutex;
+    static std::map<int, DenseDevice> known;
+    std::lock_guard<std::mutex> lock(mutex);
+    const auto found = known.find(device);
+    if (found != known.end()) return found->second;
+    const DenseDevice asked{mma_available(), multiprocessor_bytes_per_us_of(device)};
+    known.emplace(device, asked);
+    return asked;
+}
+
+DensePath dense_path(const GateQubits& gate, std::size_t real_bytes) {
+    return dense_path(gate, real_bytes, dense_device());
 }
 
 DensePath fma_path(int num_targets) { return num_targets <= kMaxSmallTargets ? DensePath::Small : DensePath::Tiled; }

@@ -32,7 +32,17 @@
 //     four lowest qubits (the staged register kernel's cases), where the raw
 //     tensor-core kernel (apply_matrix_mma.cu) ran at 0.75-1.00 of the floor
 //     against 0.60-0.67 (low and scattered targets; 0.69-0.83 against
-//     0.73-0.87 on high ones).
+//     0.73-0.87 on high ones); and for k = 4 on exactly qubits 0..3 (the
+//     register kernel's form for the lowest qubits) where one
+//     multiprocessor's share of the memory bandwidth is under
+//     kLowestFloatK4MmaMaxSpeedup times the H100's (unknown counts as the
+//     H100's). That form scales with the memory and the tensor-core kernel
+//     does not: at ea435eb, n = 28, lowest and descending targets, ms, two
+//     runs each alternating in one process, the H100 ran it in 1.664-1.691
+//     against 1.482-1.508 on tensor cores (0.85 against 0.94 of a
+//     device-to-device copy), the H200 in 1.24 against 1.37-1.40 (the
+//     H100's high and scattered targets 1.496-1.579 against 1.695-1.792:
+//     they stay on the FMA kernels everywhere).
 // Everything else keeps its FMA path: k <= 3, k <= 4 in float, k = 5 with
 // high targets in float, and k = 4 with high targets in double run at or
 // near the copy roofline (the figures below are fractions of a copy kernel's
@@ -176,8 +186,21 @@ bool apply_matrix_mma_companion_alone(std::complex<Real>* amps, const GateQubits
 bool mma_available();
 
 enum class DensePath { Small, Tiled, Mma };
-// The path a dense gate with this description takes on the current device
-// for a state of `real_bytes` per real component (4 or 8).
+// What the rule asks of a GPU.
+struct DenseDevice {
+    bool mma = false;                        // FP64 tensor cores (mma_available)
+    double multiprocessor_bytes_per_us = 0;  // src/device_bandwidth.hpp; 0: not reported
+};
+// The current device's (asked once per device; throws CudaError when it cannot be asked).
+DenseDevice dense_device();
+// Memory this much faster per multiprocessor than the H100's keeps float
+// k = 4 on qubits 0..3 on the FMA kernels: the H100 is at 1, the H200 at 1.44,
+// and the crossing, where the FMA kernel's H100 time scaled down by the
+// bandwidth meets the tensor-core kernel's H200 time, is near 1.2.
+constexpr double kLowestFloatK4MmaMaxSpeedup = 1.2;
+// The path a dense gate with this description takes on `device` for a state
+// of `real_bytes` per real component (4 or 8); without `device`, on the current one.
+DensePath dense_path(const GateQubits& gate, std::size_t real_bytes, const DenseDevice& device);
 DensePath dense_path(const GateQubits& gate, std::size_t real_bytes);
 // The FMA path for k targets: the register kernel up to kMaxSmallTargets,
 // the tiled one above (what dense_path falls back to without tensor cores).

@@ -27,6 +27,7 @@
 
 #if defined(QMARG_TESTS_WITH_CUDA)
 #include "../cuda/apply_matrix.cuh"
+#include "device_bandwidth.hpp"
 #endif
 
 namespace {
@@ -643,27 +644,64 @@ TYPED_TEST(ApplyMatrixGpuTest, RegisterKernelErrorAtFiveTargetsIsAtRoundingOfThe
 #endif
 
 #if defined(QMARG_TESTS_WITH_CUDA)
-// The rule of cuda/apply_matrix.cuh on a GPU with FP64 tensor cores: which
+// The rule of cuda/apply_matrix.cuh on GPUs with FP64 tensor cores: which
 // dense kernel each precision takes around the bounds, where the lowest
 // target decides (three lowest qubits share a 128-byte line of double
-// amplitudes, four of float ones).
+// amplitudes, four of float ones), and float k = 4 on qubits 0..3, where the
+// memory's speed decides. A pure function: no GPU needed.
 TEST(DensePathRule, PicksTheDocumentedKernel) {
-    QMARG_SKIP_IF_UNAVAILABLE(Device::Gpu);
-    if (!qmarg::gpu::mma_available()) GTEST_SKIP() << "no FP64 tensor cores on this GPU";
+    using qmarg::gpu::DenseDevice;
     using qmarg::gpu::DensePath;
-    const auto path = [](std::size_t real_bytes, const Qubits& targets) {
-        return qmarg::gpu::dense_path(qmarg::gpu::describe_gate(20, targets, {}, {}), real_bytes);
+    using qmarg::gpu::multiprocessor_bytes_per_us;
+    const DenseDevice h100{true, multiprocessor_bytes_per_us(2619.0, 5120, 132)};
+    const DenseDevice h200{true, multiprocessor_bytes_per_us(3201.0, 6016, 132)};
+    const DenseDevice unknown{true, 0.0};
+    const DenseDevice no_mma{false, h100.multiprocessor_bytes_per_us};
+    const auto path = [](std::size_t real_bytes, const Qubits& targets, const DenseDevice& device) {
+        return qmarg::gpu::dense_path(qmarg::gpu::describe_gate(20, targets, {}, {}), real_bytes, device);
     };
     const std::size_t f = sizeof(float), d = sizeof(double);
-    EXPECT_EQ(path(f, {3, 10, 11, 12, 13}), DensePath::Mma);
-    EXPECT_EQ(path(f, {0, 1, 2, 3, 4}), DensePath::Mma);
-    EXPECT_EQ(path(f, {4, 10, 11, 12, 13}), DensePath::Small);
-    EXPECT_EQ(path(f, {0, 1, 2, 3}), DensePath::Small);
-    EXPECT_EQ(path(f, {15, 16, 17, 18, 19, 14}), DensePath::Mma);
-    EXPECT_EQ(path(d, {2, 10, 11, 12}), DensePath::Mma);
-    EXPECT_EQ(path(d, {3, 10, 11, 12}), DensePath::Small);
-    EXPECT_EQ(path(d, {15, 16, 17, 18, 19}), DensePath::Mma);
-    EXPECT_EQ(path(d, {0, 1, 2}), DensePath::Small);
+    for (const DenseDevice& gpu : {h100, h200, unknown}) {
+        EXPECT_EQ(path(f, {3, 10, 11, 12, 13}, gpu), DensePath::Mma);
+        EXPECT_EQ(path(f, {0, 1, 2, 3, 4}, gpu), DensePath::Mma);
+        EXPECT_EQ(path(f, {4, 10, 11, 12, 13}, gpu), DensePath::Small);
+        EXPECT_EQ(path(f, {15, 16, 17, 18, 19, 14}, gpu), DensePath::Mma);
+        EXPECT_EQ(path(f, {0, 1, 2, 4}, gpu), DensePath::Small);
+        EXPECT_EQ(path(f, {3, 10, 11, 12}, gpu), DensePath::Small);
+        EXPECT_EQ(path(d, {2, 10, 11, 12}, gpu), DensePath::Mma);
+        EXPECT_EQ(path(d, {3, 10, 11, 12}, gpu), DensePath::Small);
+        EXPECT_EQ(path(d, {15, 16, 17, 18, 19}, gpu), DensePath::Mma);
+        EXPECT_EQ(path(d, {0, 1, 2}, gpu), DensePath::Small);
+    }
+    // Float k = 4 on qubits 0..3, in any order: tensor cores on the H100's
+    // memory (and where the bandwidth is not reported), FMAs on the H200's.
+    for (const Qubits& lowest : {Qubits{0, 1, 2, 3}, Qubits{3, 2, 1, 0}, Qubits{2, 0, 3, 1}}) {
+        EXPECT_EQ(path(f, lowest, h100), DensePath::Mma);
+        EXPECT_EQ(path(f, lowest, unknown), DensePath::Mma);
+        EXPECT_EQ(path(f, lowest, h200), DensePath::Small);
+        EXPECT_EQ(path(d, lowest, h200), DensePath::Mma);  // double k = 4 with a target under qubit 3
+    }
+    const double bound = qmarg::gpu::kLowestFloatK4MmaMaxSpeedup * qmarg::gpu::kH100MultiprocessorBytesPerUs;
+    EXPECT_EQ(path(f, {0, 1, 2, 3}, DenseDevice{true, bound * 0.99}), DensePath::Mma);
+    EXPECT_EQ(path(f, {0, 1, 2, 3}, DenseDevice{true, bound}), DensePath::Small);
+    // Without tensor cores every dense gate takes an FMA path.
+    EXPECT_EQ(path(f, {0, 1, 2, 3}, no_mma), DensePath::Small);
+    EXPECT_EQ(path(d, {0, 1, 2, 3, 4, 5}, no_mma), DensePath::Tiled);
+    EXPECT_EQ(path(f, {0, 1, 2, 3, 4}, no_mma), DensePath::Small);
+}
+
+// The current GPU's answer is the rule's for what the GPU reports.
+TEST(DensePathRule, CurrentDeviceIsAskedOnce) {
+    QMARG_SKIP_IF_UNAVAILABLE(Device::Gpu);
+    const qmarg::gpu::DenseDevice device = qmarg::gpu::dense_device();
+    EXPECT_EQ(device.mma, qmarg::gpu::mma_available());
+    EXPECT_GE(device.multiprocessor_bytes_per_us, 0.0);
+    for (const Qubits& targets : {Qubits{0, 1, 2, 3}, Qubits{4, 10, 11, 12, 13}, Qubits{0, 1, 2, 3, 4, 5}}) {
+        const auto gate = qmarg::gpu::describe_gate(20, targets, {}, {});
+        for (std::size_t real_bytes : {sizeof(float), sizeof(double)}) {
+            EXPECT_EQ(qmarg::gpu::dense_path(gate, real_bytes), qmarg::gpu::dense_path(gate, real_bytes, device));
+        }
+    }
 }
 
 // The fragment layout of cuda/dmma.cuh against the hardware: one 16 x 16 by
