@@ -3,17 +3,12 @@
 // structure on the host and hands the gate to one path (cuda/apply_matrix.cuh
 // lists them). The structure is read exactly: a matrix is diagonal only if
 // every off-diagonal entry is exactly zero, so no path ever changes a result.
-#include <cuda_runtime.h>
-
 #include <algorithm>
-#include <map>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "apply_matrix.cuh"
 #include "backend/gpu.hpp"
-#include "check.cuh"
 #include "device_attribute.cuh"
 #include "qmarg/error.hpp"
 
@@ -157,16 +152,8 @@ DensePath dense_path(const GateQubits& gate, std::size_t real_bytes, const Dense
 }
 
 DenseDevice dense_device() {
-    int device = 0;
-    QMARG_CUDA_CHECK(cudaGetDevice(&device));
-    static std::mutex mutex;
-    static std::map<int, DenseDevice> known;
-    std::lock_guard<std::mutex> lock(mutex);
-    const auto found = known.find(device);
-    if (found != known.end()) return found->second;
-    const DenseDevice asked{mma_available(), multiprocessor_bytes_per_us_of(device)};
-    known.emplace(device, asked);
-    return asked;
+    return once_per_device<DenseDevice>(
+        [](int device) { return DenseDevice{mma_available(), multiprocessor_bytes_per_us_of(device)}; });
 }
 
 DensePath dense_path(const GateQubits& gate, std::size_t real_bytes) {

@@ -1,10 +1,14 @@
 // A device attribute that the driver may not report (the memory clock, the
-// bus width: reported 0 or refused on some systems), and the figure the rules
-// derive from them.
+// bus width: reported 0 or refused on some systems), the figure the rules
+// derive from them, and the per-device memo their callers keep.
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <map>
+#include <mutex>
+
+#include "check.cuh"
 #include "device_bandwidth.hpp"
 
 namespace qmarg {
@@ -28,6 +32,24 @@ inline double multiprocessor_bytes_per_us_of(int device) {
     return multiprocessor_bytes_per_us(attribute_or_zero(cudaDevAttrMemoryClockRate, device) * 1e-3,
                                        attribute_or_zero(cudaDevAttrGlobalMemoryBusWidth, device),
                                        attribute_or_zero(cudaDevAttrMultiProcessorCount, device));
+}
+
+// What ask(device) returns for the current device, asked once per device:
+// what a device reports does not change while the process runs, and the
+// rules that need it run before every launch. Each caller's lambda type
+// instantiates its own memo. Throws CudaError when the device cannot be named.
+template <class T, class Ask>
+T once_per_device(Ask ask) {
+    int device = 0;
+    QMARG_CUDA_CHECK(cudaGetDevice(&device));
+    static std::mutex mutex;
+    static std::map<int, T> known;
+    std::lock_guard<std::mutex> lock(mutex);
+    const auto found = known.find(device);
+    if (found != known.end()) return found->second;
+    const T asked = ask(device);
+    known.emplace(device, asked);
+    return asked;
 }
 
 }  // namespace gpu

@@ -4,8 +4,6 @@
 #include <cuda_runtime.h>
 
 #include <cmath>
-#include <map>
-#include <mutex>
 
 #include "check.cuh"
 #include "device_attribute.cuh"
@@ -17,30 +15,20 @@
 namespace qmarg {
 namespace gpu {
 
-// A device's limits do not change while the process runs, so each device is
-// asked once: every marginal call needs them before its first launch.
+// Every marginal call needs these before its first launch (once_per_device).
 MarginalDeviceLimits query_marginal_device_limits() {
-    int device = 0;
-    QMARG_CUDA_CHECK(cudaGetDevice(&device));
-    static std::mutex mutex;
-    static std::map<int, MarginalDeviceLimits> known;
-    {
-        std::lock_guard<std::mutex> lock(mutex);
-        const auto found = known.find(device);
-        if (found != known.end()) return found->second;
-    }
-    int shared_optin = 0, max_grid_x = 0, l2_bytes = 0;
-    QMARG_CUDA_CHECK(cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    QMARG_CUDA_CHECK(cudaDeviceGetAttribute(&max_grid_x, cudaDevAttrMaxGridDimX, device));
-    QMARG_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
-    MarginalDeviceLimits limits;
-    limits.shared_bytes_per_block = static_cast<std::size_t>(shared_optin);
-    limits.max_grid_blocks = static_cast<unsigned>(max_grid_x);
-    limits.l2_bytes = static_cast<std::uint64_t>(l2_bytes);
-    limits.multiprocessor_bytes_per_us = multiprocessor_bytes_per_us_of(device);
-    std::lock_guard<std::mutex> lock(mutex);
-    known.emplace(device, limits);
-    return limits;
+    return once_per_device<MarginalDeviceLimits>([](int device) {
+        int shared_optin = 0, max_grid_x = 0, l2_bytes = 0;
+        QMARG_CUDA_CHECK(cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+        QMARG_CUDA_CHECK(cudaDeviceGetAttribute(&max_grid_x, cudaDevAttrMaxGridDimX, device));
+        QMARG_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
+        MarginalDeviceLimits limits;
+        limits.shared_bytes_per_block = static_cast<std::size_t>(shared_optin);
+        limits.max_grid_blocks = static_cast<unsigned>(max_grid_x);
+        limits.l2_bytes = static_cast<std::uint64_t>(l2_bytes);
+        limits.multiprocessor_bytes_per_us = multiprocessor_bytes_per_us_of(device);
+        return limits;
+    });
 }
 
 StateLoads state_loads_for_device(int num_qubits, int k, bool single_precision) {
