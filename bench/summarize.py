@@ -63,27 +63,24 @@ def summarize(records, target, deterministic_target, auto_within, out):
         cells = defaultdict(dict)
         for r in group:
             cells[(r["k"], r["layout"])][r["strategy"]] = r
+        autos = [strategies["Auto"] for strategies in cells.values() if "Auto" in strategies]
         against_best = []
-        for (k, layout), strategies in cells.items():
-            if "Auto" not in strategies or len(strategies) < 2:
-                continue
-            best = max(strategies.values(), key=lambda r: r["gb_per_s"])
-            against_best.append((strategies["Auto"]["gb_per_s"] / best["gb_per_s"], strategies["Auto"], best))
-        if not against_best:
-            continue
-        worst_fraction, auto, best = min(against_best, key=lambda t: t[0])
-        print(f"  Auto / best strategy: worst {worst_fraction:.3f} ({cell_name(auto)}, best {best['strategy']})",
-              file=out)
-        behind = sorted((t for t in against_best if t[0] < 1 - auto_within), key=lambda t: t[0])
-        for fraction, auto, best in behind:
-            print(f"    behind by more than {auto_within:g}: {cell_name(auto)} {fraction:.3f} of {best['strategy']}",
+        for strategies in cells.values():
+            if "Auto" in strategies and len(strategies) > 1:
+                best = max(strategies.values(), key=lambda r: r["gb_per_s"])
+                against_best.append((strategies["Auto"]["gb_per_s"] / best["gb_per_s"], strategies["Auto"], best))
+        if against_best:
+            worst_fraction, auto, best = min(against_best, key=lambda t: t[0])
+            print(f"  Auto / best strategy: worst {worst_fraction:.3f} ({cell_name(auto)}, best {best['strategy']})",
                   file=out)
-        under = sorted((t[1] for t in against_best if t[1]["roofline_ratio"] < target),
-                       key=lambda r: r["roofline_ratio"])
+            for fraction, auto, best in sorted((t for t in against_best if t[0] < 1 - auto_within), key=lambda t: t[0]):
+                print(f"    behind by more than {auto_within:g}: {cell_name(auto)} {fraction:.3f} of {best['strategy']}",
+                      file=out)
+        under = sorted((r for r in autos if r["roofline_ratio"] < target), key=lambda r: r["roofline_ratio"])
         if under:
             shown = ", ".join(f"{cell_name(r)} {r['roofline_ratio']:.3f}" for r in under[:SHOWN_CELLS])
             more = f" and {len(under) - SHOWN_CELLS} more" if len(under) > SHOWN_CELLS else ""
-            print(f"    Auto under {target:g} in {len(under)} cells, lowest first: {shown}{more}", file=out)
+            print(f"  Auto under {target:g} in {len(under)} cells, lowest first: {shown}{more}", file=out)
 
 
 def main(argv):
