@@ -56,6 +56,21 @@ def load(path):
     return data
 
 
+def load_merged(paths):
+    """The records of several runs (a sweep run as several commands) as one run,
+    with the first file's context; a case in two files is an error."""
+    runs = [load(path) for path in paths]
+    seen = set()
+    for path, run in zip(paths, runs):
+        for r in run["records"]:
+            key = (r["precision"], r["n"], r["k"], r["layout"], r["strategy"])
+            if key in seen:
+                raise InputError(f"{path}: case {key} is also in an earlier file; "
+                                 "merge runs of different n or precisions")
+            seen.add(key)
+    return dict(runs[0], records=[r for run in runs for r in run["records"]])
+
+
 def ordered(values, order):
     return sorted(set(values), key=lambda v: (order.index(v) if v in order else len(order), v))
 
@@ -220,12 +235,7 @@ def main(argv):
         if args.compare:
             compare(plt, args.compare[0], args.compare[1], out_dir, args.name)
         elif args.merge:
-            merged = [load(path) for path in args.files]
-            data = dict(merged[0], records=[r for d in merged for r in d["records"]])
-            keys = [(r["precision"], r["n"], r["k"], r["layout"], r["strategy"]) for r in data["records"]]
-            if len(set(keys)) != len(keys):
-                raise InputError("--merge: the files share cases; merge runs of different n or precisions")
-            plot_file(plt, args.merge, out_dir, data, args.merge, args.against)
+            plot_file(plt, args.merge, out_dir, load_merged(args.files), args.merge, args.against)
         else:
             for path in args.files:
                 plot_file(plt, path, out_dir, against=args.against)

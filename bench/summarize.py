@@ -12,7 +12,7 @@ the fastest strategy timed in the same cell, and the cells where Auto falls more
 than --auto-within (0.05) behind it or under --target. The worst cell is what a
 results note has to quote, so it is printed, not left to a plot.
 
-Needs no matplotlib: it shares only the loader of plot.py.
+Needs no matplotlib: it shares only the loaders of plot.py.
 """
 import argparse
 import os
@@ -21,7 +21,7 @@ import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from plot import STRATEGY_ORDER, InputError, load, ordered, ran  # noqa: E402
+from plot import STRATEGY_ORDER, InputError, load_merged, ordered, ran  # noqa: E402
 
 
 SHOWN_CELLS = 6  # cells named in a list of those under the target; the rest are counted
@@ -31,23 +31,11 @@ def cell_name(r):
     return f"k = {r['k']} {r['layout']}"
 
 
-def merged_records(paths):
-    records, seen = [], set()
-    for path in paths:
-        for r in ran(load(path)["records"]):
-            key = (r["precision"], r["n"], r["k"], r["layout"], r["strategy"])
-            if key in seen:
-                raise InputError(f"{path}: case {key} is also in an earlier file; give each case once")
-            seen.add(key)
-            records.append(r)
-    return records
-
-
 def summarize(records, target, deterministic_target, auto_within, out):
     by_group = defaultdict(list)
     for r in records:
         by_group[(r["precision"], r["n"])].append(r)
-    for precision, n in sorted(by_group, key=lambda g: (g[0], g[1])):
+    for precision, n in sorted(by_group):
         group = by_group[(precision, n)]
         print(f"{precision} n = {n}", file=out)
         print(f"  {'strategy':<20} {'cells':>5} {'median':>7} {'worst':>7}  {'worst cell':<18}"
@@ -63,12 +51,15 @@ def summarize(records, target, deterministic_target, auto_within, out):
         cells = defaultdict(dict)
         for r in group:
             cells[(r["k"], r["layout"])][r["strategy"]] = r
-        autos = [strategies["Auto"] for strategies in cells.values() if "Auto" in strategies]
-        against_best = []
+        autos, against_best = [], []
         for strategies in cells.values():
-            if "Auto" in strategies and len(strategies) > 1:
+            if "Auto" not in strategies:
+                continue
+            auto = strategies["Auto"]
+            autos.append(auto)
+            if len(strategies) > 1:
                 best = max(strategies.values(), key=lambda r: r["gb_per_s"])
-                against_best.append((strategies["Auto"]["gb_per_s"] / best["gb_per_s"], strategies["Auto"], best))
+                against_best.append((auto["gb_per_s"] / best["gb_per_s"], auto, best))
         if against_best:
             worst_fraction, auto, best = min(against_best, key=lambda t: t[0])
             print(f"  Auto / best strategy: worst {worst_fraction:.3f} ({cell_name(auto)}, best {best['strategy']})",
@@ -97,7 +88,7 @@ def main(argv):
         if not 0 < value <= 1:
             parser.error(f"--{name.replace('_', '-')} {value} is not in (0, 1]")
     try:
-        summarize(merged_records(args.files), args.target, args.deterministic_target, args.auto_within, sys.stdout)
+        summarize(ran(load_merged(args.files)["records"]), args.target, args.deterministic_target, args.auto_within, sys.stdout)
     except InputError as e:
         sys.exit(f"summarize.py: error: {e}")
 

@@ -652,14 +652,12 @@ static_assert(1 + kLaneBits == kStreamingStorePrefix, "streaming_stores_coalesce
 // where atomics ran 4 to 8 % faster.
 constexpr int kLogAtomicShare = 10;
 constexpr int kLogFewBlocks = 10;
-// The H100 80GB HBM3 the bound was fitted on.
-constexpr double kFittedMultiprocessorBytesPerUs = kH100MultiprocessorBytesPerUs;
 bool atomic_merge_pays(int num_qubits, int k, const Launch& launch, const MergeDevice& device) {
     if (launch.plan.log_parts == 0) return false;  // no segment is split: nothing to merge
     const int log_meeting = launch.plan.log_parts + std::min(k, kLogBinsPerKib);
     const int few_blocks = launch.blocks <= (std::uint64_t{1} << kLogFewBlocks) ? 1 : 0;
     const double faster =
-        few_blocks ? 1.0 : std::max(1.0, device.multiprocessor_bytes_per_us / kFittedMultiprocessorBytesPerUs);
+        few_blocks ? 1.0 : std::max(1.0, device.multiprocessor_bytes_per_us / kH100MultiprocessorBytesPerUs);
     return log_meeting <= num_qubits - kLogAtomicShare + few_blocks - std::log2(faster);
 }
 
@@ -908,7 +906,7 @@ constexpr double kSideBySideMinSpeedup = 1.25;
 constexpr int kSideBySideMinDoubleQubits = 24;
 constexpr int kSideBySideMinFloatQubits = 25;
 bool side_by_side_warps_pay(int num_qubits, bool single_precision, const MergeDevice& device) {
-    if (device.multiprocessor_bytes_per_us < kSideBySideMinSpeedup * kFittedMultiprocessorBytesPerUs) return false;
+    if (device.multiprocessor_bytes_per_us < kSideBySideMinSpeedup * kH100MultiprocessorBytesPerUs) return false;
     const int lowest = single_precision ? kSideBySideMinFloatQubits : kSideBySideMinDoubleQubits;
     return num_qubits >= lowest && num_qubits <= kFewPartsMaxQubits;
 }
