@@ -25,6 +25,14 @@
 // (relative error 1e-12 in double, 1e-5 in float); so is cuBLAS's result. A
 // mismatch fails the case.
 //
+// While the timed runs of a case (and of the ZGEMM/CGEMM that sets the rate)
+// execute, a thread reads the SM clock and the board power from NVML
+// (power_sampler.hpp): counters sm_MHz, power_W and power_capped (the
+// fraction of samples in which the driver held the clock down to stay under
+// the board's power limit), gemm_sm_MHz and gemm_power_W for the GEMM, and
+// the limit in the context (power_limit_W). Without NVML they are left out
+// and the context says why (power_sampling).
+//
 // Usage: apply_matrix_bench [--double_qubits=30] [--float_qubits=28]
 //                           [--tensor_cores=0] [--fma_paths=0] [benchmark flags]
 // (0 skips a precision). --tensor_cores=1 runs every gate on k >= 4 targets
@@ -55,6 +63,7 @@
 #include "bench_support.cuh"
 #include "check.cuh"
 #include "device_array.cuh"
+#include "power_sampler.hpp"
 #include "qmarg/qmarg.hpp"
 
 namespace qmarg {
@@ -126,15 +135,26 @@ __global__ void fill_uniform_kernel(std::complex<Real>* data, Index count, std::
     }
 }
 
+// The one sampler of the process (NVML is opened once).
+PowerSampler& power_sampler() {
+    static PowerSampler sampler;
+    return sampler;
+}
+
+struct GemmRate {
+    double tflops = 0;
+    PowerSummary power;
+};
+
 // TFLOP/s of a square complex GEMM of size 8192 (8 flops per complex
-// multiply-add): the arithmetic rate this GPU reaches on the best-case shape,
+// multiply-add), with the clock and power while it ran: the arithmetic rate this GPU reaches on the best-case shape,
 // as the median of 20 runs (about 1.5 s of ZGEMM) after 10 that bring the GPU
 // to the power state the gates are timed in. Its software power cap (700 W on
 // our H100) holds a ZGEMM at 1.5 to 1.9 GHz once it has run for about half a
 // second: in one process, runs 2..6 (the window this used) ran at 61.8
 // TFLOP/s, later windows of ten at 56.8 to 60.0.
 template <class Real>
-double square_gemm_tflops() {
+GemmRate square_gemm_rate() {
     const int size = 8192;
     const Index count = static_cast<Index>(size) * size;
     DeviceArray<std::complex<Real>> a(count, "GEMM operand A"), b(count, "GEMM operand B"), c(count, "GEMM result");
@@ -143,10 +163,16 @@ double square_gemm_tflops() {
     QMARG_CHECK_LAUNCH(fill_uniform_kernel);
     fill_uniform_kernel<Real><<<blocks, 256>>>(b.data(), count, 2);
     QMARG_CHECK_LAUNCH(fill_uniform_kernel);
-    const double ms = median(time_runs(
-        [&] { Gemm<Real>::run(CUBLAS_OP_N, size, size, size, a.data(), size, b.data(), size, c.data(), size); }, 20,
-        10));
-    return 8.0 * size * size * static_cast<double>(size) / (ms * 1e-3) / 1e12;
+    const auto product = [&] {
+        Gemm<Real>::run(CUBLAS_OP_N, size, size, size, a.data(), size, b.data(), size, c.data(), size);
+    };
+    time_runs(product, 0, 10);
+    power_sampler().start();
+    const double ms = median(time_runs(product, 20, 0));
+    GemmRate rate;
+    rate.power = power_sampler().stop();
+    rate.tflops = 8.0 * size * size * static_cast<double>(size) / (ms * 1e-3) / 1e12;
+    return rate;
 }
 
 // ---- matrices and targets ----------------------------------------------------
@@ -298,6 +324,7 @@ struct Context {
     StateVector<Real> scratch;  // input copies for checks; cuBLAS's separate output
     CopyRoofline copy;
     double gemm_tflops = 0;
+    PowerSummary gemm_power;  // while the GEMM that sets gemm_tflops ran
     std::map<int, Matrix> matrices;
     std::map<int, double> cublas_low;  // ms by k; NaN where cuBLAS cannot take the shape
 
@@ -305,7 +332,9 @@ struct Context {
         state.set_random_state(fresh_seed());
         scratch.set_random_state(fresh_seed());
         copy = measure_copy_roofline(state.data(), scratch.data(), state.bytes());
-        gemm_tflops = square_gemm_tflops<Real>();
+        const GemmRate rate = square_gemm_rate<Real>();
+        gemm_tflops = rate.tflops;
+        gemm_power = rate.power;
     }
 
     const Matrix& matrix(int k) {
@@ -405,7 +434,10 @@ void apply_matrix_case(benchmark::State& st, Layout layout, int k) {
         auto work = apply;
         const double probe = median(time_runs(work, 1, 1));
         const int runs = std::max(3, std::min(30, static_cast<int>(3000 / std::max(probe, 1e-3))));
-        const double ms = median(time_runs(work, runs, 1));
+        time_runs(work, 0, 1);
+        power_sampler().start();
+        const double ms = median(time_runs(work, runs, 0));
+        const PowerSummary power = power_sampler().stop();
         for (auto _ : st) st.SetIterationTime(ms * 1e-3);
 
         const double amplitudes = std::ldexp(1.0, n);
@@ -431,6 +463,13 @@ void apply_matrix_case(benchmark::State& st, Layout layout, int k) {
         st.counters["cublas_low_ms"] = cublas_ms;
         st.counters["vs_cublas"] = cublas_ms / ms;
         st.counters["check_error"] = error;
+        if (power_sampler().available()) {
+            st.counters["sm_MHz"] = power.sm_mhz;
+            st.counters["power_W"] = power.power_w;
+            st.counters["power_capped"] = power.power_capped;
+            st.counters["gemm_sm_MHz"] = ctx.gemm_power.sm_mhz;
+            st.counters["gemm_power_W"] = ctx.gemm_power.power_w;
+        }
     } catch (const std::exception& e) {
         st.SkipWithError(e.what());
     }
@@ -477,6 +516,13 @@ int main(int argc, char** argv) {
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
     if (!record_gpu("apply_matrix_bench")) return 1;
+    if (power_sampler().available()) {
+        benchmark::AddCustomContext("power_limit_W", std::to_string(power_sampler().power_limit_w()));
+    } else {
+        benchmark::AddCustomContext("power_sampling", power_sampler().unavailable_reason());
+        std::fprintf(stderr, "apply_matrix_bench: no clock or power readings: %s\n",
+                     power_sampler().unavailable_reason().c_str());
+    }
     register_cases<double>(g_double_qubits);
     register_cases<float>(g_float_qubits);
     benchmark::RunSpecifiedBenchmarks();

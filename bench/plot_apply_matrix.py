@@ -4,7 +4,11 @@
 The floor is max(copy roofline, 8 * 2^k flops per amplitude at the cuBLAS
 square-GEMM rate), both measured in the same run (see apply_matrix_bench.cu).
 One column per precision, one line per target layout, cuBLAS on the lowest
-qubits as a dashed line.
+qubits as a dashed line. Where the run recorded the SM clock (NVML, see
+bench/power_sampler.hpp), a third row shows it per case, with the clock of
+the GEMM that sets the floor's rate dashed: a clock under the GPU's peak with
+power_capped near 1 means the board's power limit, not the kernel, set the
+pace.
 
 Usage: plot_apply_matrix.py results.json [out.png]
 """
@@ -36,25 +40,37 @@ def main():
         series[(precision, n)][layout].append(b)
 
     panels = sorted(series)
-    fig, axes = plt.subplots(2, len(panels), figsize=(6 * len(panels), 8), squeeze=False)
+    clocks = any("sm_MHz" in b for layouts in series.values() for entries in layouts.values() for b in entries)
+    rows = 3 if clocks else 2
+    fig, axes = plt.subplots(rows, len(panels), figsize=(6 * len(panels), 4 * rows), squeeze=False)
     for col, key in enumerate(panels):
         top, bottom = axes[0][col], axes[1][col]
+        clock = axes[2][col] if clocks else None
         for layout, entries in sorted(series[key].items()):
             entries.sort(key=lambda b: b["k"])
             ks = [b["k"] for b in entries]
             top.plot(ks, [b["GB/s"] for b in entries], marker="o", label=f"{layout} targets")
             bottom.plot(ks, [100 * b["of_floor"] for b in entries], marker="o", label=f"{layout} targets")
+            if clock is not None:
+                timed = [b for b in entries if "sm_MHz" in b]
+                clock.plot([b["k"] for b in timed], [b["sm_MHz"] for b in timed], marker="o",
+                           label=f"{layout} targets")
         low = sorted(series[key].get("low", []), key=lambda b: b["k"])
         if low:
             ks = [b["k"] for b in low]
             bottom.plot(ks, [100 * b["floor_ms"] / b["cublas_low_ms"] for b in low], "k--",
                         label="cuBLAS, lowest qubits")
+        if clock is not None:
+            gemm = [b["gemm_sm_MHz"] for entries in series[key].values() for b in entries if "gemm_sm_MHz" in b]
+            if gemm:
+                clock.axhline(gemm[0], color="k", linestyle="--", label="the GEMM of the floor's rate")
+            clock.set_ylabel("median SM clock while timed (MHz)")
         precision, n = key
         top.set_title(f"{precision}, {n[1:]} qubits ({data['context'].get('gpu', '')})")
         top.set_ylabel("GB/s of state read + written")
         bottom.set_ylabel("% of floor (copy roofline or GEMM rate)")
         bottom.axhline(85, color="grey", linewidth=0.8, linestyle=":")
-        for ax in (top, bottom):
+        for ax in [a for a in (top, bottom, clock) if a is not None]:
             ax.set_xlabel("k (targets)")
             ax.set_xticks(range(1, 11))
             ax.grid(True, alpha=0.3)

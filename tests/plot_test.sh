@@ -2,7 +2,7 @@
 # bench/plot.py on a small CPU run of `qmarg bench marginal`: both plots of
 # each precision and a --compare plot must be written, and bad input must be a
 # one-line error; bench/summarize.py must sum the runs up and refuse a case
-# given twice. Exits 77 (a skip for ctest) when the system Python has no
+# given twice; bench/plot_apply_matrix.py must draw the committed gate runs. Exits 77 (a skip for ctest) when the system Python has no
 # matplotlib, which scripts/setup.sh installs.
 # Usage: plot_test.sh QMARG_TOOL SOURCE_DIR WORK_DIR
 set -eu
@@ -54,4 +54,10 @@ if "$python" "$source/bench/plot.py" --out-dir "$work" "$work/bad.json" 2> "$wor
     echo "plot_test: bad input was accepted"; exit 1
 fi
 grep -q "not the JSON of .qmarg bench marginal" "$work/bad.err" || { cat "$work/bad.err"; exit 1; }
+# The gate plot, on a committed run with the SM clock (a third row) and on
+# one from before the clock was recorded.
+for run in apply_matrix_H100 apply_matrix_H200; do
+    "$python" "$source/bench/plot_apply_matrix.py" "$source/bench/results/$run.json" "$work/$run.png" > /dev/null
+    test -s "$work/$run.png" || { echo "plot_test: $run.png was not written"; exit 1; }
+done
 echo "plot_test: ok"

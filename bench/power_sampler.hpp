@@ -1,0 +1,195 @@
+// The SM clock and board power while a benchmark's timed runs execute, read
+// from NVML (the driver's management library) on a thread that polls every
+// few milliseconds. Dense gates on 5 or more targets hold an H100 at its
+// board power limit: the clock then drops below its peak and the time of a
+// run depends on the energy it spends, not only on its memory traffic and
+// its products. The benchmarks record these numbers per case so that a
+// reader can tell a kernel limited by power from one limited by its own
+// stream of instructions.
+//
+// The clock is read as it is at each poll. The power is NVML's reading,
+// which the driver averages over a window of its own (about a second on an
+// H100), and the power-cap flag follows the controller that acts on that
+// average: for runs shorter than the window both still carry the load that
+// came before (on an H100, float gates of 1.5 ms right after the 700 W
+// CGEMM read about 600 W and "capped" at 1965 MHz). The clock is the
+// reading to trust there.
+//
+// NVML ships with the driver, not with the CUDA toolkit, and no Debian
+// package this project builds with provides its header, so the library is
+// opened at run time (libnvidia-ml.so.1) and the handful of functions used
+// here are declared from the NVML API reference (their C ABI is stable
+// across drivers). Without the library, or where the driver does not
+// report a quantity, the sampler says so and the benchmark records nothing
+// for it: no made-up numbers.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench_support.cuh"
+#include "check.cuh"
+
+namespace qmarg {
+namespace bench {
+
+// What the sampler saw between start() and stop().
+struct PowerSummary {
+    int samples = 0;
+    double sm_mhz = 0;           // median SM clock
+    double power_w = 0;          // median board power (NVML's reading, itself averaged over a short window)
+    double power_limit_w = 0;    // the enforced board power limit
+    double power_capped = 0;     // fraction of samples with the clock lowered to stay under that limit
+};
+
+class PowerSampler {
+public:
+    // Opens NVML and finds the current CUDA device in it (by PCI bus id).
+    PowerSampler() {
+        library_ = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+        if (library_ == nullptr) {
+            reason_ = std::string("cannot open libnvidia-ml.so.1: ") + dlerror();
+            return;
+        }
+        init_ = symbol<Init>("nvmlInit_v2");
+        shutdown_ = symbol<Shutdown>("nvmlShutdown");
+        by_bus_id_ = symbol<HandleByPciBusId>("nvmlDeviceGetHandleByPciBusId_v2");
+        clock_ = symbol<ClockInfo>("nvmlDeviceGetClockInfo");
+        power_ = symbol<PowerUsage>("nvmlDeviceGetPowerUsage");
+        limit_ = symbol<PowerLimit>("nvmlDeviceGetEnforcedPowerLimit", false);
+        // The newer name first; drivers before R535 know only the older one.
+        reasons_ = symbol<EventReasons>("nvmlDeviceGetCurrentClocksEventReasons", false);
+        if (reasons_ == nullptr) reasons_ = symbol<EventReasons>("nvmlDeviceGetCurrentClocksThrottleReasons", false);
+        if (!reason_.empty()) return;
+        if (init_() != kSuccess) {
+            reason_ = "nvmlInit_v2 failed";
+            return;
+        }
+        initialised_ = true;
+        int device = 0;
+        QMARG_CUDA_CHECK(cudaGetDevice(&device));
+        char bus_id[32] = {};
+        QMARG_CUDA_CHECK(cudaDeviceGetPCIBusId(bus_id, sizeof(bus_id), device));
+        if (by_bus_id_(bus_id, &device_) != kSuccess) {
+            reason_ = std::string("NVML does not know the device at PCI bus id ") + bus_id;
+            return;
+        }
+        unsigned milliwatts = 0;
+        if (limit_ != nullptr && limit_(device_, &milliwatts) == kSuccess) power_limit_w_ = milliwatts * 1e-3;
+    }
+    ~PowerSampler() {
+        stop();
+        if (initialised_) shutdown_();
+        if (library_ != nullptr) dlclose(library_);
+    }
+    PowerSampler(const PowerSampler&) = delete;
+    PowerSampler& operator=(const PowerSampler&) = delete;
+
+    bool available() const { return reason_.empty(); }
+    // Why available() is false.
+    const std::string& unavailable_reason() const { return reason_; }
+    // The enforced board power limit; 0 where the driver does not report it.
+    double power_limit_w() const { return power_limit_w_; }
+
+    // Starts polling (every `period_ms`) on a thread of its own.
+    void start(int period_ms = 5) {
+        if (!available()) return;
+        stop();
+        samples_.clear();
+        running_ = true;
+        thread_ = std::thread([this, period_ms] {
+            while (running_) {
+                Sample s;
+                unsigned mhz = 0, milliwatts = 0;
+                unsigned long long reasons = 0;
+                s.sm_mhz = clock_(device_, kClockSm, &mhz) == kSuccess ? mhz : -1.0;
+                s.power_w = power_(device_, &milliwatts) == kSuccess ? milliwatts * 1e-3 : -1.0;
+                s.capped = reasons_ != nullptr && reasons_(device_, &reasons) == kSuccess
+                               ? ((reasons & kSwPowerCap) != 0 ? 1 : 0)
+                               : -1;
+                samples_.push_back(s);
+                std::this_thread::sleep_for(std::chrono::milliseconds(period_ms));
+            }
+        });
+    }
+
+    // Stops polling and summarises the samples since start(); quantities the
+    // driver did not report are left at 0 (and `samples` counts only polls).
+    PowerSummary stop() {
+        if (thread_.joinable()) {
+            running_ = false;
+            thread_.join();
+        }
+        PowerSummary summary;
+        summary.samples = static_cast<int>(samples_.size());
+        summary.power_limit_w = power_limit_w_;
+        std::vector<double> mhz, watts;
+        int capped = 0, reported = 0;
+        for (const Sample& s : samples_) {
+            if (s.sm_mhz >= 0) mhz.push_back(s.sm_mhz);
+            if (s.power_w >= 0) watts.push_back(s.power_w);
+            if (s.capped >= 0) {
+                ++reported;
+                capped += s.capped;
+            }
+        }
+        summary.sm_mhz = mhz.empty() ? 0 : median(mhz);
+        summary.power_w = watts.empty() ? 0 : median(watts);
+        summary.power_capped = reported > 0 ? static_cast<double>(capped) / reported : 0;
+        return summary;
+    }
+
+private:
+    // NVML's types as its reference defines them: nvmlReturn_t is an enum
+    // (NVML_SUCCESS = 0), nvmlDevice_t an opaque pointer, NVML_CLOCK_SM = 1,
+    // nvmlClocksEventReasonSwPowerCap = 0x4.
+    using Device = struct nvmlDevice_st*;
+    using Init = int (*)();
+    using Shutdown = int (*)();
+    using HandleByPciBusId = int (*)(const char*, Device*);
+    using ClockInfo = int (*)(Device, int, unsigned*);
+    using PowerUsage = int (*)(Device, unsigned*);
+    using PowerLimit = int (*)(Device, unsigned*);
+    using EventReasons = int (*)(Device, unsigned long long*);
+    static constexpr int kSuccess = 0;
+    static constexpr int kClockSm = 1;
+    static constexpr unsigned long long kSwPowerCap = 0x4ULL;
+
+    struct Sample {
+        double sm_mhz;
+        double power_w;
+        int capped;  // -1: not reported
+    };
+
+    template <class F>
+    F symbol(const char* name, bool required = true) {
+        void* found = dlsym(library_, name);
+        if (found == nullptr && required && reason_.empty()) reason_ = std::string("libnvidia-ml.so.1 lacks ") + name;
+        return reinterpret_cast<F>(found);
+    }
+
+    void* library_ = nullptr;
+    bool initialised_ = false;
+    std::string reason_;
+    Init init_ = nullptr;
+    Shutdown shutdown_ = nullptr;
+    HandleByPciBusId by_bus_id_ = nullptr;
+    ClockInfo clock_ = nullptr;
+    PowerUsage power_ = nullptr;
+    PowerLimit limit_ = nullptr;
+    EventReasons reasons_ = nullptr;
+    Device device_ = nullptr;
+    double power_limit_w_ = 0;
+    std::atomic<bool> running_{false};
+    std::thread thread_;
+    std::vector<Sample> samples_;
+};
+
+}  // namespace bench
+}  // namespace qmarg
