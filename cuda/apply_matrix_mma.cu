@@ -37,9 +37,17 @@
 // targets, whose X tiles load slowest (k = 7: 29.6 -> 34.8 TFLOP/s); k = 8..10
 // -2 to +3 %.
 //
-// What limits it (double, H100): ncu at n = 26, k = 8 saw the tensor pipe
-// busy 71 % of the time in the direct form (56 % in the Gauss form below,
-// for a quarter fewer DMMAs), 2 warps per scheduler, stalls mostly on fixed
+// What limits it (double, H100): from k = 6 the board's power. The GPU
+// holds these kernels at its 700 W limit and lowers the SM clock to stay
+// there (apply_matrix_bench records it: bench/results/apply_matrix_H100.json,
+// double n = 30): k = 6 at 1590 to 1815 MHz of the 1980 peak, k = 7 and 8 at
+// 1815 to 1905, k = 9 and 10 at 1920 to 1958; the ZGEMM that sets the floor's
+// rate runs at 1770. At k = 6 the clock is 8 to 20 % under its peak: the
+// products and the full-bandwidth copy share one power budget, where the
+// floor takes the larger of the two as if each had the GPU to itself.
+// Below that, ncu at n = 26, k = 8 saw the tensor pipe busy 71 % of the
+// time in the direct form (56 % in the Gauss form below, for a quarter
+// fewer DMMAs), 2 warps per scheduler, stalls mostly on fixed
 // latencies, the pipe's throttle and shared loads, the L2 read at 23 to 41 %
 // of its peak. The pipe's busy time comes in bursts: the warps reach the
 // products together, between barriers, pass stores and copies. The
@@ -270,6 +278,23 @@ constexpr int ring_slots() {
 // shape took 3.46-3.55 ms against 3.04-3.25. Nor double k = 5 on rings of
 // 32-column tiles (16 x 8 warp tiles): two or three slots 10.81-12.27 ms
 // against 9.76-11.41, 7 to 12 % slower in every layout.
+// Nor did double k = 6 gain with the whole matrix in registers: each warp
+// held its 16 rows' A fragments for all 64 columns (128 registers), loaded
+// once per kernel, and the X tiles took turns in a ring of 3 or 4 slots (the
+// ring kernel's loop), one pass over all 64 rows, one barrier a tile and no
+// matrix stream, so half the shared-memory fragment loads and no L2 reads
+// of the matrix. On an H100 (n = 30, ms, low / high / scattered /
+// descending, two runs each, alternating in one command with these shapes:
+// 14.01-14.15 / 15.51-15.73 / 15.69-15.77 / 14.37-14.64): Gauss's form with
+// the sums of M formed per slice, 16 x 16 warp tiles (32 columns, 252
+// registers, one block per multiprocessor) 14.52-14.71 / 15.10-15.21 /
+// 15.12-15.19 / 14.70-14.84; 16 x 8 tiles 16.0-16.4; the direct form (no
+// DADDs, four accumulators, 244 registers; three spilled 76 bytes) 15.56-
+// 15.58 / 15.86-15.88 / 16.00-16.10 / 15.76-15.91, on 16 x 8 tiles 16.9-
+// 17.4. The GPU was at its 700 W limit in every one of them: the register
+// form at 1860 MHz, these shapes at 1710-1815 (bench/power_sampler.hpp). At
+// double k = 5 the same form (64 columns) was within 1 to 3 % of the ring
+// kernel either way.
 template <int K, class Real>
 struct OneBlockShape {
     // Double k = 7 takes 64 columns, 16 x 32 warp tiles and three stages on
