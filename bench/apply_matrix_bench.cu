@@ -135,9 +135,15 @@ __global__ void fill_uniform_kernel(std::complex<Real>* data, Index count, std::
     }
 }
 
-// The one sampler of the process (NVML is opened once).
+// The one sampler of the process (NVML is opened once), for the current GPU.
 PowerSampler& power_sampler() {
-    static PowerSampler sampler;
+    static PowerSampler sampler([] {
+        int device = 0;
+        QMARG_CUDA_CHECK(cudaGetDevice(&device));
+        char bus_id[32] = {};
+        QMARG_CUDA_CHECK(cudaDeviceGetPCIBusId(bus_id, sizeof(bus_id), device));
+        return std::string(bus_id);
+    }());
     return sampler;
 }
 

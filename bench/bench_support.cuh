@@ -21,6 +21,7 @@
 #include "check.cuh"
 #include "launch.cuh"
 #include "roofline.cuh"
+#include "statistics.hpp"
 #include "qmarg/device.hpp"
 #include "qmarg/types.hpp"
 #if defined(QMARG_HAVE_GIT_COMMIT)
@@ -54,12 +55,6 @@ inline std::vector<double> time_runs(const std::function<void()>& work, int runs
     QMARG_CUDA_CHECK(cudaEventDestroy(start));
     QMARG_CUDA_CHECK(cudaEventDestroy(stop));
     return ms;
-}
-
-inline double median(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    const std::size_t n = values.size();
-    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
 // Checks for a usable GPU (else says why on stderr, naming `program`) and

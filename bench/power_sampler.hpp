@@ -22,9 +22,11 @@
 // across drivers). Without the library, or where the driver does not
 // report a quantity, the sampler says so and the benchmark records nothing
 // for it: no made-up numbers.
+//
+// Plain C++ (no CUDA): the caller names the GPU by its PCI bus id
+// (cudaDeviceGetPCIBusId), so tests/power_sampler_test.cpp runs it anywhere.
 #pragma once
 
-#include <cuda_runtime.h>
 #include <dlfcn.h>
 
 #include <atomic>
@@ -33,25 +35,52 @@
 #include <thread>
 #include <vector>
 
-#include "bench_support.cuh"
-#include "check.cuh"
+#include "statistics.hpp"
 
 namespace qmarg {
 namespace bench {
 
-// What the sampler saw between start() and stop().
+// One poll. A quantity the driver did not report is negative.
+struct PowerSample {
+    double sm_mhz = -1;
+    double power_w = -1;
+    int capped = -1;  // 1: the clock is held down by the power limit, 0: not, -1: not reported
+};
+
+// What the sampler saw between start() and stop(). A quantity no sample
+// reported is 0.
 struct PowerSummary {
     int samples = 0;
-    double sm_mhz = 0;           // median SM clock
-    double power_w = 0;          // median board power (NVML's reading, itself averaged over a short window)
-    double power_limit_w = 0;    // the enforced board power limit
-    double power_capped = 0;     // fraction of samples with the clock lowered to stay under that limit
+    double sm_mhz = 0;         // median SM clock
+    double power_w = 0;        // median board power (NVML's reading, averaged by the driver)
+    double power_limit_w = 0;  // the enforced board power limit
+    double power_capped = 0;   // fraction of the samples that report it with the clock held down by that limit
 };
+
+inline PowerSummary summarize_power(const std::vector<PowerSample>& samples, double power_limit_w) {
+    PowerSummary summary;
+    summary.samples = static_cast<int>(samples.size());
+    summary.power_limit_w = power_limit_w;
+    std::vector<double> mhz, watts;
+    int capped = 0, reported = 0;
+    for (const PowerSample& s : samples) {
+        if (s.sm_mhz >= 0) mhz.push_back(s.sm_mhz);
+        if (s.power_w >= 0) watts.push_back(s.power_w);
+        if (s.capped >= 0) {
+            ++reported;
+            capped += s.capped;
+        }
+    }
+    summary.sm_mhz = mhz.empty() ? 0 : median(mhz);
+    summary.power_w = watts.empty() ? 0 : median(watts);
+    summary.power_capped = reported > 0 ? static_cast<double>(capped) / reported : 0;
+    return summary;
+}
 
 class PowerSampler {
 public:
-    // Opens NVML and finds the current CUDA device in it (by PCI bus id).
-    PowerSampler() {
+    // Opens NVML and finds the GPU at `pci_bus_id` in it.
+    explicit PowerSampler(const std::string& pci_bus_id) {
         library_ = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
         if (library_ == nullptr) {
             reason_ = std::string("cannot open libnvidia-ml.so.1: ") + dlerror();
@@ -72,12 +101,8 @@ public:
             return;
         }
         initialised_ = true;
-        int device = 0;
-        QMARG_CUDA_CHECK(cudaGetDevice(&device));
-        char bus_id[32] = {};
-        QMARG_CUDA_CHECK(cudaDeviceGetPCIBusId(bus_id, sizeof(bus_id), device));
-        if (by_bus_id_(bus_id, &device_) != kSuccess) {
-            reason_ = std::string("NVML does not know the device at PCI bus id ") + bus_id;
+        if (by_bus_id_(pci_bus_id.c_str(), &device_) != kSuccess) {
+            reason_ = "NVML knows no GPU at PCI bus id " + pci_bus_id;
             return;
         }
         unsigned milliwatts = 0;
@@ -105,7 +130,7 @@ public:
         running_ = true;
         thread_ = std::thread([this, period_ms] {
             while (running_) {
-                Sample s;
+                PowerSample s;
                 unsigned mhz = 0, milliwatts = 0;
                 unsigned long long reasons = 0;
                 s.sm_mhz = clock_(device_, kClockSm, &mhz) == kSuccess ? mhz : -1.0;
@@ -119,30 +144,14 @@ public:
         });
     }
 
-    // Stops polling and summarises the samples since start(); quantities the
-    // driver did not report are left at 0 (and `samples` counts only polls).
+    // Stops polling and summarises the samples since start() (none where
+    // the sampler is not available).
     PowerSummary stop() {
         if (thread_.joinable()) {
             running_ = false;
             thread_.join();
         }
-        PowerSummary summary;
-        summary.samples = static_cast<int>(samples_.size());
-        summary.power_limit_w = power_limit_w_;
-        std::vector<double> mhz, watts;
-        int capped = 0, reported = 0;
-        for (const Sample& s : samples_) {
-            if (s.sm_mhz >= 0) mhz.push_back(s.sm_mhz);
-            if (s.power_w >= 0) watts.push_back(s.power_w);
-            if (s.capped >= 0) {
-                ++reported;
-                capped += s.capped;
-            }
-        }
-        summary.sm_mhz = mhz.empty() ? 0 : median(mhz);
-        summary.power_w = watts.empty() ? 0 : median(watts);
-        summary.power_capped = reported > 0 ? static_cast<double>(capped) / reported : 0;
-        return summary;
+        return summarize_power(samples_, power_limit_w_);
     }
 
 private:
@@ -160,12 +169,6 @@ private:
     static constexpr int kSuccess = 0;
     static constexpr int kClockSm = 1;
     static constexpr unsigned long long kSwPowerCap = 0x4ULL;
-
-    struct Sample {
-        double sm_mhz;
-        double power_w;
-        int capped;  // -1: not reported
-    };
 
     template <class F>
     F symbol(const char* name, bool required = true) {
@@ -188,7 +191,7 @@ private:
     double power_limit_w_ = 0;
     std::atomic<bool> running_{false};
     std::thread thread_;
-    std::vector<Sample> samples_;
+    std::vector<PowerSample> samples_;
 };
 
 }  // namespace bench
