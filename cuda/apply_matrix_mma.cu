@@ -45,7 +45,11 @@
 // rate runs at 1770. At k = 6 the clock is 8 to 20 % under its peak: the
 // products and the full-bandwidth copy share one power budget, where the
 // floor takes the larger of the two as if each had the GPU to itself.
-// Below that, ncu at n = 26, k = 8 saw the tensor pipe busy 71 % of the
+// From k = 7 the power leaves the products room: the same DMMA count on
+// operands already in registers, beside a plain copy of the state, took
+// 0.63 to 0.69 of these kernels' time in double (k = 10: 58 TFLOP/s at 1965
+// MHz; bench/results/README.md), so their data movement around the products
+// is the rest. Below that, ncu at n = 26, k = 8 saw the tensor pipe busy 71 % of the
 // time in the direct form (56 % in the Gauss form below, for a quarter
 // fewer DMMAs), 2 warps per scheduler, stalls mostly on fixed
 // latencies, the pipe's throttle and shared loads, the L2 read at 23 to 41 %
