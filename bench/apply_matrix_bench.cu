@@ -153,9 +153,10 @@ struct GemmRate {
 };
 
 // TFLOP/s of a square complex GEMM of size 8192 (8 flops per complex
-// multiply-add), with the clock and power while it ran: the arithmetic rate this GPU reaches on the best-case shape,
-// as the median of 20 runs (about 1.5 s of ZGEMM) after 10 that bring the GPU
-// to the power state the gates are timed in. Its software power cap (700 W on
+// multiply-add), with the clock and power while it ran: the arithmetic rate
+// this GPU reaches on the best-case shape, as the median of 20 runs (about
+// 1.5 s of ZGEMM) after 10 that bring the GPU to the power state the gates
+// are timed in. Its software power cap (700 W on
 // our H100) holds a ZGEMM at 1.5 to 1.9 GHz once it has run for about half a
 // second: in one process, runs 2..6 (the window this used) ran at 61.8
 // TFLOP/s, later windows of ten at 56.8 to 60.0.

@@ -83,7 +83,8 @@ public:
     explicit PowerSampler(const std::string& pci_bus_id) {
         library_ = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
         if (library_ == nullptr) {
-            reason_ = std::string("cannot open libnvidia-ml.so.1: ") + dlerror();
+            const char* error = dlerror();
+            reason_ = std::string("cannot open libnvidia-ml.so.1: ") + (error != nullptr ? error : "no reason given");
             return;
         }
         init_ = symbol<Init>("nvmlInit_v2");
@@ -96,13 +97,14 @@ public:
         reasons_ = symbol<EventReasons>("nvmlDeviceGetCurrentClocksEventReasons", false);
         if (reasons_ == nullptr) reasons_ = symbol<EventReasons>("nvmlDeviceGetCurrentClocksThrottleReasons", false);
         if (!reason_.empty()) return;
-        if (init_() != kSuccess) {
-            reason_ = "nvmlInit_v2 failed";
+        if (const int status = init_(); status != kSuccess) {
+            reason_ = "nvmlInit_v2 failed (NVML return code " + std::to_string(status) + ")";
             return;
         }
         initialised_ = true;
-        if (by_bus_id_(pci_bus_id.c_str(), &device_) != kSuccess) {
-            reason_ = "NVML knows no GPU at PCI bus id " + pci_bus_id;
+        if (const int status = by_bus_id_(pci_bus_id.c_str(), &device_); status != kSuccess) {
+            reason_ = "NVML knows no GPU at PCI bus id " + pci_bus_id + " (NVML return code " +
+                      std::to_string(status) + ")";
             return;
         }
         unsigned milliwatts = 0;
