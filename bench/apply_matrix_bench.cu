@@ -53,6 +53,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -147,6 +148,21 @@ PowerSampler& power_sampler() {
     return sampler;
 }
 
+// The median of `runs` timed runs of `work` after `warmup` untimed ones, with
+// the clock and power while the timed ones ran.
+struct TimedRuns {
+    double ms = 0;
+    PowerSummary power;
+};
+TimedRuns time_runs_with_power(const std::function<void()>& work, int runs, int warmup) {
+    time_runs(work, 0, warmup);
+    power_sampler().start();
+    TimedRuns timed;
+    timed.ms = median(time_runs(work, runs, 0));
+    timed.power = power_sampler().stop();
+    return timed;
+}
+
 struct GemmRate {
     double tflops = 0;
     PowerSummary power;
@@ -156,10 +172,10 @@ struct GemmRate {
 // multiply-add), with the clock and power while it ran: the arithmetic rate
 // this GPU reaches on the best-case shape, as the median of 20 runs (about
 // 1.5 s of ZGEMM) after 10 that bring the GPU to the power state the gates
-// are timed in. Its software power cap (700 W on
-// our H100) holds a ZGEMM at 1.5 to 1.9 GHz once it has run for about half a
-// second: in one process, runs 2..6 (the window this used) ran at 61.8
-// TFLOP/s, later windows of ten at 56.8 to 60.0.
+// are timed in. Its software power cap (700 W on our H100) holds a ZGEMM at
+// 1.5 to 1.9 GHz once it has run for about half a second: in one process,
+// runs 2..6 (the window this used) ran at 61.8 TFLOP/s, later windows of ten
+// at 56.8 to 60.0.
 template <class Real>
 GemmRate square_gemm_rate() {
     const int size = 8192;
@@ -173,12 +189,10 @@ GemmRate square_gemm_rate() {
     const auto product = [&] {
         Gemm<Real>::run(CUBLAS_OP_N, size, size, size, a.data(), size, b.data(), size, c.data(), size);
     };
-    time_runs(product, 0, 10);
-    power_sampler().start();
-    const double ms = median(time_runs(product, 20, 0));
+    const TimedRuns timed = time_runs_with_power(product, 20, 10);
     GemmRate rate;
-    rate.power = power_sampler().stop();
-    rate.tflops = 8.0 * size * size * static_cast<double>(size) / (ms * 1e-3) / 1e12;
+    rate.power = timed.power;
+    rate.tflops = 8.0 * size * size * static_cast<double>(size) / (timed.ms * 1e-3) / 1e12;
     return rate;
 }
 
@@ -441,10 +455,9 @@ void apply_matrix_case(benchmark::State& st, Layout layout, int k) {
         auto work = apply;
         const double probe = median(time_runs(work, 1, 1));
         const int runs = std::max(3, std::min(30, static_cast<int>(3000 / std::max(probe, 1e-3))));
-        time_runs(work, 0, 1);
-        power_sampler().start();
-        const double ms = median(time_runs(work, runs, 0));
-        const PowerSummary power = power_sampler().stop();
+        const TimedRuns timed = time_runs_with_power(work, runs, 1);
+        const double ms = timed.ms;
+        const PowerSummary& power = timed.power;
         for (auto _ : st) st.SetIterationTime(ms * 1e-3);
 
         const double amplitudes = std::ldexp(1.0, n);

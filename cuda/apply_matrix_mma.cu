@@ -49,9 +49,9 @@
 // operands already in registers, beside a plain copy of the state, took
 // 0.63 to 0.69 of these kernels' time in double (k = 10: 58 TFLOP/s at 1965
 // MHz; bench/results/README.md), so their data movement around the products
-// is the rest. Below that, ncu at n = 26, k = 8 saw the tensor pipe busy 71 % of the
-// time in the direct form (56 % in the Gauss form below, for a quarter
-// fewer DMMAs), 2 warps per scheduler, stalls mostly on fixed
+// is the rest. Below that, ncu at n = 26, k = 8 saw the tensor pipe busy 71 %
+// of the time in the direct form (56 % in the Gauss form below, for a
+// quarter fewer DMMAs), 2 warps per scheduler, stalls mostly on fixed
 // latencies, the pipe's throttle and shared loads, the L2 read at 23 to 41 %
 // of its peak. The pipe's busy time comes in bursts: the warps reach the
 // products together, between barriers, pass stores and copies. The

@@ -2,8 +2,9 @@
 # bench/plot.py on a small CPU run of `qmarg bench marginal`: both plots of
 # each precision and a --compare plot must be written, and bad input must be a
 # one-line error; bench/summarize.py must sum the runs up and refuse a case
-# given twice; bench/plot_apply_matrix.py must draw the committed gate runs. Exits 77 (a skip for ctest) when the system Python has no
-# matplotlib, which scripts/setup.sh installs.
+# given twice; bench/plot_apply_matrix.py must draw the committed gate runs.
+# Exits 77 (a skip for ctest) when the system Python has no matplotlib, which
+# scripts/setup.sh installs.
 # Usage: plot_test.sh QMARG_TOOL SOURCE_DIR WORK_DIR
 set -eu
 tool=$1 source=$2 work=$3
