@@ -18,7 +18,13 @@
 // global memory. The output is computed kPassRows rows at a time (a pass); the
 // matrix streams through shared memory in chunks of kPassRows x kChunk
 // entries, one step and one barrier each, fetched from L2 by every block.
-// Reuse per byte brought on chip: each staged amplitude feeds D / 16 *
+// Where the warps are stacked along the rows (double k = 7, 8 and the
+// cluster kernel: DirectA shapes), each matrix entry feeds one warp row, and
+// a stage in shared memory only added a store, a load and a barrier to each
+// entry's way from L2: there each lane loads its A fragments from L2 into
+// registers a step ahead (load_matrix_fragments, measured at
+// x_barrier_step), and the barriers serve X alone. Reuse per byte brought on
+// chip: each staged amplitude feeds D / 16 *
 // kPassRows / 16 products, each matrix entry kColumns multiply-adds. The
 // matrix's L2 traffic is therefore 16 * D / kColumns bytes per amplitude
 // against 8 * D flops: 2 / kColumns bytes per flop. At k = 10 shared memory
@@ -313,8 +319,11 @@ struct OneBlockShape {
     static constexpr int kWholeMatrix = (1 << K) / kPassRows * (1 << K) / kDmmaDepth;
     static constexpr int kStages = raw_x<K, Real>() || kRing ? kWholeMatrix : kWideDouble7 ? 3 : 2;
     static constexpr int kMinBlocks = K <= 7 && !kWideDouble7 ? 2 : 1;
+    // Double k = 7 and 8 load their A fragments from L2 (DirectA; measured
+    // at x_barrier_step).
+    static constexpr bool kDirectA = (K == 7 || K == 8) && std::is_same<Real, double>::value;
     using type = MmaShapeOf<K, kWarpRows, kTileCols, kDmmaDepth, kStages, kMinBlocks, (K >= 6), 1,
-                            raw_x<K, Real>(), raw_chunk<K, Real>(), kXSlots>;
+                            raw_x<K, Real>(), raw_chunk<K, Real>(), kXSlots, kDirectA>;
 };
 template <int K, class Real>
 using MmaShape = typename OneBlockShape<K, Real>::type;
@@ -337,6 +346,30 @@ using MmaShape = typename OneBlockShape<K, Real>::type;
 // freed) 26 / 10 / 9 % slower, with one block per multiprocessor and no cap
 // 20 / 16 / 16 % slower.
 
+// Whether step q of a tile needs barrier (B) in a DirectA shape, which
+// streams no matrix stages: only the X prefetch needs it. A double state's X
+// copies issued at step q are complete after the wait of step q + 2 (with
+// two stages they join step q + 1's group and the wait at q + 2 takes every
+// group; with three they close their own group, and the wait at q + 2 takes
+// all but the one of step q + 1), so:
+//   - steps 0..2 make visible the rows fetched at the previous tile's last
+//     two steps and at step 0 (the last chunk's), read from step
+//     kChunksPerPass - 3 >= 0 on; the rows fetched before them are visible
+//     by the barriers of the previous tile's last pass (below). The first
+//     pass's store, at step kChunksPerPass - 1 >= 2, thus follows the
+//     barrier after which the whole tile has been read from global memory.
+//   - in a last pass with a next tile, each step overwrites the rows the
+//     step before it multiplied (and, at step 0, the last chunk's), so every
+//     thread must be done with that step.
+// Other steps read rows that are already visible and write none: double k = 8
+// skips 14 of its 32 barriers a tile, k = 7 6 of 16.
+template <class S>
+__device__ __forceinline__ bool x_barrier_step(int q, bool has_next) {
+    static_assert(S::kStages == 2 || S::kStages == 3, "X copies complete two steps after they are issued");
+    static_assert(S::kChunksPerPass >= 3, "a tile's first pass reads the last fetched rows after step 2");
+    return q <= 2 || (has_next && q > S::kSteps - S::kChunksPerPass);
+}
+
 // kNeighbours: qubit 0 is free (pair_stores in apply_matrix_mma_common.cuh).
 template <class S, class Real, bool kNeighbours>
 __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
@@ -345,6 +378,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     static_assert(S::kCluster == 1, "apply_matrix_mma_cluster_kernel runs the cluster shapes");
     static_assert(!S::kRawX, "apply_matrix_mma_raw_kernel runs the RawX shapes");
     static_assert(S::kXSlots == 1, "apply_matrix_mma_ring_kernel runs the XSlots shapes");
+    static_assert(!S::kDirectA || std::is_same<Real, double>::value, "x_barrier_step counts cp.async copies of X");
     extern __shared__ __align__(16) unsigned char shared_bytes[];
     const auto [xs, ms, xb, raw, x_offsets, chunk_offset, x_cells] = MmaShared<S>(shared_bytes);
 
@@ -366,7 +400,16 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     Index tile = blockIdx.x;  // the grid is never larger than num_tiles
     Index base = tile_base(layout, tile);
     stage_first_x_tile<S, Real>(xs, amps, base, columns, x, x_offsets, x_cells, chunk_offset);
-    copy_first_matrix_chunks<S>(ms, images);
+    [[maybe_unused]] MatrixFragments<S> next_a;  // DirectA: the next step's A fragments
+    [[maybe_unused]] const int warp_row = threadIdx.x / 32 % S::kWarpRows;
+    if constexpr (S::kDirectA) {
+        // The same commit groups as the matrix stream's prologue, for the X
+        // prefetch's count; the first tile's X closes the first.
+        for (int q = 0; q < S::kStages - 1; ++q) __pipeline_commit();
+        load_matrix_fragments<S>(next_a, images, 0, warp_row);
+    } else {
+        copy_first_matrix_chunks<S>(ms, images);
+    }
 
     MmaAccumulators<S> acc;
     clear_accumulators<S>(acc);
@@ -392,13 +435,15 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
         // fragment loads and run out of registers.
 #pragma unroll 1
         for (int q = 0; q < S::kSteps; ++q) {
-            // Groups committed after chunk q's: the kStages - 2 chunks after it.
-            __pipeline_wait_prior(S::kStages - 2);
-            __syncthreads();  // (B) chunk q (and the X rows it multiplies) from every thread is visible;
-                              //     every thread is done with the previous step, whose matrix stage the
-                              //     next copy reuses and, in a tile's last pass, whose X rows the
-                              //     prefetch overwrites
-            {
+            if (!S::kDirectA || x_barrier_step<S>(q, has_next)) {
+                // Groups committed after chunk q's: the kStages - 2 chunks after it.
+                __pipeline_wait_prior(S::kStages - 2);
+                __syncthreads();  // (B) chunk q (and the X rows it multiplies) from every thread is visible;
+                                  //     every thread is done with the previous step, whose matrix stage the
+                                  //     next copy reuses and, in a tile's last pass, whose X rows the
+                                  //     prefetch overwrites
+            }
+            if constexpr (!S::kDirectA) {
                 // The chunk kStages - 1 steps ahead, in this tile or the next.
                 const int ahead = q + S::kStages - 1;
                 const int stage_write = stage_read == 0 ? S::kStages - 1 : stage_read - 1;
@@ -453,8 +498,19 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
             if constexpr (!kXJoinsNextGroup) __pipeline_commit();  // possibly empty: one group per step
 
             const int kc = (q % S::kChunksPerPass) * S::kChunk;
-            const double2* const mt = ms + stage_read * S::kStageEntries + (warp_row0 / 2 + g) * S::kPairStride + t;
-            multiply_chunk<S, S::kXStride, dmma_by_product<S, Real>()>(acc, mt, xs, col0 + g, kc + t);
+            if constexpr (S::kDirectA) {
+                // Step q's fragments, loaded a step ago; the next step's
+                // (in this tile or the next) are in flight during its products.
+                const MatrixFragments<S> a = next_a;
+                if (q + 1 < S::kSteps || has_next) {
+                    load_matrix_fragments<S>(next_a, images, q + 1 < S::kSteps ? q + 1 : 0, warp_row);
+                }
+                multiply_chunk<S, S::kXStride>(acc, a, xs, col0 + g, kc + t);
+            } else {
+                const double2* const mt =
+                    ms + stage_read * S::kStageEntries + (warp_row0 / 2 + g) * S::kPairStride + t;
+                multiply_chunk<S, S::kXStride, dmma_by_product<S, Real>()>(acc, mt, xs, col0 + g, kc + t);
+            }
             stage_read = stage_read == S::kStages - 1 ? 0 : stage_read + 1;
 
             if (q % S::kChunksPerPass == S::kChunksPerPass - 1) {

@@ -93,7 +93,7 @@ template <class S, class Real, int kTilesPerUnit>
 __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     apply_matrix_mma_cluster_kernel(DeviceComplex<Real>* amps, const double2* __restrict__ all_images,
                                     const __grid_constant__ TileLayout layout, Index units, Index* next_unit) {
-    static_assert(S::kCluster > 1 && !S::kPrefetchX, "a cluster shape");
+    static_assert(S::kCluster > 1 && !S::kPrefetchX && S::kDirectA, "a cluster shape");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     launch_dependents();  // a companion grid may start on the multiprocessors this one leaves idle
     namespace cg = cooperative_groups;
@@ -109,7 +109,10 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     const int rank = static_cast<int>(cluster.block_rank());
     const int row0 = rank * S::kRows;
     // This block's rows of the matrix stream (make_matrix_images).
-    const double2* images = all_images + static_cast<std::size_t>(rank) * S::kSteps * S::kStageEntries;
+    // This block's steps of the matrix's fragments (make_fragment_images_kernel).
+    const double2* images = all_images + static_cast<std::size_t>(rank) * S::kSteps * S::kWarpRows * S::kFragmentEntries;
+    const int warp_row = threadIdx.x / 32 % S::kWarpRows;
+    MatrixFragments<S> next_a;  // the next step's A fragments
 
     const XStaging x = make_x_staging<S, Real>(layout, row0, x_offsets, x_cells, chunk_offset);
     Index col_offset[S::kTileCols][2];
@@ -139,16 +142,13 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     const bool claims = rank == 0 && threadIdx.x == 0;
     auto claim = [next_unit] { return atomicAdd(reinterpret_cast<unsigned long long*>(next_unit), 1ull); };
     if (claims) unit_slot[0] = claim();
-    copy_first_matrix_chunks<S>(ms, images);
+    load_matrix_fragments<S>(next_a, images, 0, warp_row);
     cluster.sync();  // the staging tables are complete, and block 0's unit_slot[0] is visible
 
     MmaAccumulators<S> acc;
     clear_accumulators<S>(acc);
 
-    // Every block of a cluster runs the same tiles. The matrix stream runs
-    // on across tiles as in the one-block kernel, also into a next tile the
-    // cluster may not get (the copies are then waited for and unused).
-    int stage_read = 0;
+    // Every block of a cluster runs the same tiles.
     Index unit = *cluster.map_shared_rank(&unit_slot[0], 0);
     for (int parity = 1; unit < units; parity ^= 1) {
         for (int sub = 0; sub < kTilesPerUnit; ++sub) {
@@ -169,22 +169,17 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
             if (S::kSteps > 1) fetch_chunk(1, v);
 #pragma unroll 1
             for (int q = 0; q < S::kSteps; ++q) {
-                __pipeline_wait_prior(S::kStages - 2);
-                __syncthreads();  // (B) matrix chunk q and X chunk q are visible; every thread is done with the
-                                  //     previous step, whose matrix stage and X stage are written next
-                {
-                    const int ahead = q + S::kStages - 1;
-                    const int stage_write = stage_read == 0 ? S::kStages - 1 : stage_read - 1;
-                    copy_matrix_chunk<S>(ms, images, ahead < S::kSteps ? ahead : ahead - S::kSteps, stage_write);
-                }
-                __pipeline_commit();
+                __syncthreads();  // (B) X chunk q is visible; every thread is done with the previous
+                                  //     step, whose X stage is written next
                 if (q + 1 < S::kSteps) put_chunk((q + 1) & 1, v);
                 if (q + 2 < S::kSteps) fetch_chunk(q + 2, v);
 
-                const double2* const mt =
-                    ms + stage_read * S::kStageEntries + (warp_row0 / 2 + g) * S::kPairStride + t;
-                multiply_chunk<S, S::kBStride>(acc, mt, xb + (q & 1) * S::kColumns * S::kBStride, col0 + g, t);
-                stage_read = stage_read == S::kStages - 1 ? 0 : stage_read + 1;
+                // Step q's fragments, loaded a step ago; the next step's (in
+                // this tile or the next, which the cluster may not get) are in
+                // flight during its products.
+                const MatrixFragments<S> a = next_a;
+                load_matrix_fragments<S>(next_a, images, q + 1 < S::kSteps ? q + 1 : 0, warp_row);
+                multiply_chunk<S, S::kBStride>(acc, a, xb + (q & 1) * S::kColumns * S::kBStride, col0 + g, t);
 
                 if (q % S::kChunksPerPass == S::kChunksPerPass - 1) {
                     store_pass<S, Real, false>(amps, layout, base, row0 + (q / S::kChunksPerPass) * S::kPassRows,
@@ -196,7 +191,6 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
         unit = *cluster.map_shared_rank(&unit_slot[parity], 0);
     }
     cluster.sync();  // block 0 ends after every block has read its unit_slot
-    __pipeline_wait_prior(0);
     // A companion grid ends after the grid it runs beside (a no-op in a grid
     // launched without programmatic dependence), so that what the stream
     // runs next waits for both.
@@ -231,7 +225,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
 // one-block kernel's best form (n = 28: 41.5 -> 46.3 TFLOP/s on low
 // targets).
 template <int K>
-using MmaClusterShape = MmaShapeOf<K, 8, 4, kDmmaDepth, 2, 1, false, K == 9 ? 2 : 4>;
+using MmaClusterShape = MmaShapeOf<K, 8, 4, kDmmaDepth, 2, 1, false, K == 9 ? 2 : 4, false, false, 1, true>;
 
 // The companion of k = 10's clusters of four, for the multiprocessors they
 // leave idle: pairs of blocks on tiles of 16 columns, 512 rows a block. An
@@ -255,7 +249,7 @@ using MmaClusterShape = MmaShapeOf<K, 8, 4, kDmmaDepth, 2, 1, false, K == 9 ? 2 
 // 120); clusters of eight (64 columns, 128 rows a block) got 15 clusters
 // and spilled: 0.48.
 template <int K>
-using MmaCompanionShape = MmaShapeOf<K, 8, 2, kDmmaDepth, 2, 1, false, 2>;
+using MmaCompanionShape = MmaShapeOf<K, 8, 2, kDmmaDepth, 2, 1, false, 2, false, false, 1, true>;
 template <class S>
 constexpr bool has_companion() {
     return S::kK == 10;
@@ -265,8 +259,8 @@ template <class S>
 constexpr int companion_tiles() {
     using C = MmaCompanionShape<S::kK>;
     static_assert(C::kDim == S::kDim && C::kPassRows == S::kPassRows && C::kChunk == S::kChunk &&
-                      C::kStageEntries == S::kStageEntries && C::kImageEntries == S::kImageEntries,
-                  "the companion streams the same stage images");
+                      C::kWarpRows == S::kWarpRows && C::kImageEntries == S::kImageEntries,
+                  "the companion reads the same fragment images");
     return S::kColumns / C::kColumns;
 }
 

@@ -69,8 +69,13 @@ constexpr int log2_of(int v) { return v <= 1 ? 0 : 1 + log2_of(v / 2); }
 //              shared memory: the stages hold the whole matrix, one slot
 //              holds the tile being multiplied and the others the next
 //              tiles, copied by cp.async straight into X's layout
+//   DirectA    (warps stacked along the rows: each matrix entry feeds one
+//              warp row) no matrix stages: each lane loads its A fragments
+//              from L2 into registers a step ahead (MatrixFragments), from
+//              images in fragment order (make_fragment_images_kernel);
+//              Stages then counts only the X prefetch's commit groups
 template <int K, int WarpRows, int TileCols, int Chunk, int Stages, int MinBlocks, bool PrefetchX, int Cluster = 1,
-          bool RawX = false, bool RawChunk = false, int XSlots = 1>
+          bool RawX = false, bool RawChunk = false, int XSlots = 1, bool DirectA = false>
 struct MmaShapeOf {
     static constexpr int kK = K;
     static constexpr int kDim = 1 << K;
@@ -96,10 +101,15 @@ struct MmaShapeOf {
     static constexpr int kChunksPerPass = kDim / kChunk;  // a pass multiplies all D rows of X
     static constexpr int kOwnChunks = kRows / kChunk;     // chunks of X rows a block holds
     static constexpr int kSteps = kPasses * kChunksPerPass;
+    static constexpr bool kDirectA = DirectA;
     static constexpr int kChunkEntries = kPassRows * kChunk;           // the stage's units that hold data
     static constexpr int kStageEntries = kPassRows / 2 * kPairStride;  // 16-byte units, padding included
-    // All stage images (make_matrix_images): every step's, for every block of a cluster.
-    static constexpr std::size_t kImageEntries = static_cast<std::size_t>(kCluster) * kSteps * kStageEntries;
+    static constexpr int kMatrixStages = kDirectA ? 0 : kStages;       // stages in shared memory
+    // A warp's A fragments for one step, in 16-byte units (DirectA).
+    static constexpr int kFragmentEntries = kChunk / 8 * 4 * 32;
+    // All images (make_matrix_images): every step's, for every block of a cluster.
+    static constexpr std::size_t kImageEntries =
+        static_cast<std::size_t>(kCluster) * kSteps * (kDirectA ? kWarpRows * kFragmentEntries : kStageEntries);
     static constexpr int kMinBlocks = MinBlocks;
     static constexpr bool kPrefetchX = PrefetchX;
     static constexpr bool kRawX = RawX;
@@ -124,7 +134,7 @@ struct MmaShapeOf {
     // (apply_matrix_mma_cluster_kernel).
     static constexpr int kUnitSlots = kCluster > 1 ? 2 : 0;
     static constexpr std::size_t kSharedBytes =
-        (static_cast<std::size_t>(kXSlots) * kXSlotEntries + static_cast<std::size_t>(kStages) * kStageEntries +
+        (static_cast<std::size_t>(kXSlots) * kXSlotEntries + static_cast<std::size_t>(kMatrixStages) * kStageEntries +
          static_cast<std::size_t>(kBStages) * kColumns * kBStride) *
             sizeof(double2) +
         static_cast<std::size_t>(kRawEntries) * 2 * sizeof(float) + kXPerThread * (sizeof(Index) + sizeof(unsigned)) +
@@ -150,6 +160,10 @@ struct MmaShapeOf {
     static_assert(!kRawChunk || (kPrefetchX && kStages == 2), "the raw chunk carries the X prefetch, two stages");
     static_assert(kXSlots >= 1 && (kXSlots == 1 || (kCluster == 1 && !kPrefetchX && !kRawX && kStages == kSteps)),
                   "a ring of X tiles beside the whole matrix, one block");
+    static_assert(!kDirectA || (!kRawX && kXSlots == 1 && (kCluster > 1 || (kPrefetchX && kStages <= 3))),
+                  "fragments from L2 in the one-block kernel's prefetching shapes or the cluster kernel");
+    static_assert(!kDirectA || kImageEntries == static_cast<std::size_t>(kDim) * kDim,
+                  "fragment images hold each row pair's entries once");
     static_assert(kSharedBytes <= 227 * 1024, "fits an H100 block's shared memory");
 };
 
@@ -302,7 +316,7 @@ struct MmaShared {
     __device__ explicit MmaShared(unsigned char* bytes)
         : xs(reinterpret_cast<double2*>(bytes)),
           ms(xs + S::kXSlots * S::kXSlotEntries),
-          xb(ms + S::kStages * S::kStageEntries),
+          xb(ms + S::kMatrixStages * S::kStageEntries),
           raw(reinterpret_cast<float2*>(xb + S::kBStages * S::kColumns * S::kBStride)),
           x_offsets(reinterpret_cast<Index*>(raw + S::kRawEntries)),
           chunk_offset(x_offsets + S::kXPerThread),
@@ -693,44 +707,82 @@ constexpr bool dmma_by_product() {
 // matrix whose imaginary parts are 1e-9 of its real parts, on a real state,
 // gives imaginary parts exact to about 1e-16 of the amplitudes, not of their
 // own size). Every product runs in double, for float states too.
+// One 8-deep slice of multiply_chunk: A from the lane's four fragment units
+// (re0, re1: (Re M, Re M) of the lane's row pair at the slice's columns t
+// and t + 4; im0, im1 the imaginary parts'), B from X at unit `row` (the
+// slice's first row + t) of the lane's columns.
+template <class S, int XStride, bool kByProduct = false>
+__device__ __forceinline__ void multiply_slice(MmaAccumulators<S>& acc, double2 re0, double2 re1, double2 im0,
+                                               double2 im1, const double2* x, int col, int row) {
+    const double a_re[4] = {re0.x, re0.y, re1.x, re1.y};
+    const double a_im[4] = {im0.x, im0.y, im1.x, im1.y};
+    const double a_sum[4] = {re0.x + im0.x, re0.y + im0.y, re1.x + im1.x, re1.y + im1.y};
+    // The lane's units of column tile j: (Re X[t], Re X[t + 4]) and the imaginary parts'.
+    const auto x_unit = [&](int j, int imag) { return x[(col + kDmmaCols * j) * XStride + row + 4 * imag]; };
+    if constexpr (kByProduct) {
+        double2 re[S::kTileCols], im[S::kTileCols];
+#pragma unroll
+        for (int j = 0; j < S::kTileCols; ++j) {
+            re[j] = x_unit(j, 0);
+            im[j] = x_unit(j, 1);
+        }
+#pragma unroll
+        for (int p = 0; p < 3; ++p) {
+#pragma unroll
+            for (int j = 0; j < S::kTileCols; ++j) gauss_product(acc[j], p, a_re, a_im, a_sum, re[j], im[j]);
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < S::kTileCols; ++j) {
+            const double2 re = x_unit(j, 0);
+            const double2 im = x_unit(j, 1);
+#pragma unroll
+            for (int p = 0; p < 3; ++p) gauss_product(acc[j], p, a_re, a_im, a_sum, re, im);
+        }
+    }
+}
+
 template <class S, int XStride, bool kByProduct = false>
 __device__ __forceinline__ void multiply_chunk(MmaAccumulators<S>& acc, const double2* mt, const double2* x, int col,
                                                int row) {
 #pragma unroll
     for (int d = 0; d < S::kChunk / 8; ++d) {
         // Complex rows 8 d .. 8 d + 7 of the chunk; the lane's columns 8 d + t and 8 d + t + 4.
-        const double2 re0 = mt[8 * d];
-        const double2 re1 = mt[8 * d + 4];
-        const double2 im0 = mt[S::kChunk + 8 * d];
-        const double2 im1 = mt[S::kChunk + 8 * d + 4];
-        const double a_re[4] = {re0.x, re0.y, re1.x, re1.y};
-        const double a_im[4] = {im0.x, im0.y, im1.x, im1.y};
-        const double a_sum[4] = {re0.x + im0.x, re0.y + im0.y, re1.x + im1.x, re1.y + im1.y};
-        // The lane's units of column tile j: (Re X[t], Re X[t + 4]) and the imaginary parts'.
-        const auto x_unit = [&](int j, int imag) {
-            return x[(col + kDmmaCols * j) * XStride + row + 8 * d + 4 * imag];
-        };
-        if constexpr (kByProduct) {
-            double2 re[S::kTileCols], im[S::kTileCols];
+        multiply_slice<S, XStride, kByProduct>(acc, mt[8 * d], mt[8 * d + 4], mt[S::kChunk + 8 * d],
+                                               mt[S::kChunk + 8 * d + 4], x, col, row + 8 * d);
+    }
+}
+
+// A lane's A fragments for one step (DirectA shapes): slice d's units
+// re0, re1, im0, im1 as multiply_slice takes them.
+template <class S>
+struct MatrixFragments {
+    double2 u[S::kChunk / 8][4];
+};
+
+// Loads this lane's fragments of step q (of the block's own steps) from the
+// images in fragment order (make_fragment_images_kernel) for warp row
+// `warp_row`: each load instruction of a warp reads 512 contiguous bytes.
+// They are cached in L2 only: every block reads the whole matrix once per
+// tile, and L1 would hold each line for one read.
+template <class S>
+__device__ __forceinline__ void load_matrix_fragments(MatrixFragments<S>& f, const double2* images, int q,
+                                                      int warp_row) {
+    const double2* src =
+        images + (static_cast<std::size_t>(q) * S::kWarpRows + warp_row) * S::kFragmentEntries + threadIdx.x % 32;
 #pragma unroll
-            for (int j = 0; j < S::kTileCols; ++j) {
-                re[j] = x_unit(j, 0);
-                im[j] = x_unit(j, 1);
-            }
+    for (int d = 0; d < S::kChunk / 8; ++d)
 #pragma unroll
-            for (int p = 0; p < 3; ++p) {
+        for (int u = 0; u < 4; ++u) f.u[d][u] = __ldcg(src + (d * 4 + u) * 32);
+}
+
+// multiply_chunk with the A fragments in registers (DirectA shapes).
+template <class S, int XStride>
+__device__ __forceinline__ void multiply_chunk(MmaAccumulators<S>& acc, const MatrixFragments<S>& f, const double2* x,
+                                               int col, int row) {
 #pragma unroll
-                for (int j = 0; j < S::kTileCols; ++j) gauss_product(acc[j], p, a_re, a_im, a_sum, re[j], im[j]);
-            }
-        } else {
-#pragma unroll
-            for (int j = 0; j < S::kTileCols; ++j) {
-                const double2 re = x_unit(j, 0);
-                const double2 im = x_unit(j, 1);
-#pragma unroll
-                for (int p = 0; p < 3; ++p) gauss_product(acc[j], p, a_re, a_im, a_sum, re, im);
-            }
-        }
+    for (int d = 0; d < S::kChunk / 8; ++d) {
+        multiply_slice<S, XStride>(acc, f.u[d][0], f.u[d][1], f.u[d][2], f.u[d][3], x, col, row + 8 * d);
     }
 }
 
@@ -953,8 +1005,43 @@ __global__ void make_matrix_images_kernel(const double2* __restrict__ matrix, do
     }
 }
 
-// The gate's matrix on the device, as make_matrix_images_kernel lays it out
-// for shape S, its targets in `order` (as mma_tile_layout). Matrix is
+// The gate's matrix in fragment order, for DirectA shapes: the units that
+// lane l of warp row w loads for slice d of step q (load_matrix_fragments),
+// over the steps of every block of a cluster one after another,
+//   images[((q * kWarpRows + w) * kChunk / 8 + d) * 128 + u * 32 + l]
+//     = (Re M[r][c], Re M[r + 8][c])  for u = 0, 1,
+//       (Im M[r][c], Im M[r + 8][c])  for u = 2, 3,
+// with r = (q / kChunksPerPass) kPassRows + 16 w + g and c = (q %
+// kChunksPerPass) kChunk + 8 d + t + 4 (u % 2), g = l / 4, t = l % 4: the
+// units multiply_slice takes as re0, re1, im0, im1. Block b of a cluster
+// reads from step b * kSteps on; so do the blocks of a companion shape with
+// the same kPassRows, kWarpRows and kChunk, whose steps then name the same
+// rows. M as in make_matrix_images_kernel.
+template <class S>
+__global__ void make_fragment_images_kernel(const double2* __restrict__ matrix, double2* __restrict__ images,
+                                            const TargetOrder order) {
+    constexpr int kSlices = S::kChunk / 8;
+    for (std::size_t e = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; e < S::kImageEntries;
+         e += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+        const int lane = static_cast<int>(e % 32);
+        const int u = static_cast<int>(e / 32 % 4);
+        const int d = static_cast<int>(e / 128 % kSlices);
+        const int w = static_cast<int>(e / 128 / kSlices % S::kWarpRows);
+        const int q = static_cast<int>(e / 128 / kSlices / S::kWarpRows);
+        const int g = lane >> 2, t = lane & 3;
+        const int row = q / S::kChunksPerPass * S::kPassRows + 16 * w + g;
+        const int col = q % S::kChunksPerPass * S::kChunk + 8 * d + t + 4 * (u & 1);
+        const std::size_t from_col = caller_index<S::kK>(order, col);
+        const double2 first = matrix[caller_index<S::kK>(order, row) * std::size_t{S::kDim} + from_col];
+        const double2 second = matrix[caller_index<S::kK>(order, row + 8) * std::size_t{S::kDim} + from_col];
+        images[e] = u < 2 ? make_double2(first.x, second.x) : make_double2(first.y, second.y);
+    }
+}
+
+// The gate's matrix on the device, as shape S reads it: in fragment order
+// (make_fragment_images_kernel) for DirectA shapes, as stage images
+// (make_matrix_images_kernel) for the others, its targets in `order` (as
+// mma_tile_layout). Matrix is
 // row-major std::complex<double>: the same bytes as double2. The copy and the
 // layout are queued on the stream, and both arrays go back to the
 // stream-ordered pool as they leave scope (the row-major copy here, the
@@ -965,12 +1052,18 @@ DeviceArray<double2> matrix_images(const TargetOrder& order, const Matrix& matri
     const std::size_t entries = static_cast<std::size_t>(matrix.dim()) * matrix.dim();
     DeviceArray<double2> device_matrix(entries, "the gate matrix");
     copy_to_device_async(device_matrix.data(), matrix.data(), entries * sizeof(double2));
-    DeviceArray<double2> images(S::kImageEntries, "the gate matrix laid out stage by stage");
-    make_matrix_images_kernel<S>
-        <<<grid_stride_blocks(static_cast<Index>(S::kImageEntries), 256), 256>>>(device_matrix.data(), images.data(),
-                                                                                  order);
-    QMARG_CHECK_LAUNCH(make_matrix_images_kernel);
-    return images;
+    const unsigned blocks = grid_stride_blocks(static_cast<Index>(S::kImageEntries), 256);
+    if constexpr (S::kDirectA) {
+        DeviceArray<double2> images(S::kImageEntries, "the gate matrix in fragment order");
+        make_fragment_images_kernel<S><<<blocks, 256>>>(device_matrix.data(), images.data(), order);
+        QMARG_CHECK_LAUNCH(make_fragment_images_kernel);
+        return images;
+    } else {
+        DeviceArray<double2> images(S::kImageEntries, "the gate matrix laid out stage by stage");
+        make_matrix_images_kernel<S><<<blocks, 256>>>(device_matrix.data(), images.data(), order);
+        QMARG_CHECK_LAUNCH(make_matrix_images_kernel);
+        return images;
+    }
 }
 
 }  // namespace gpu
