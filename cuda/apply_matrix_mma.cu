@@ -55,7 +55,12 @@
 // operands already in registers, beside a plain copy of the state, took
 // 0.63 to 0.69 of these kernels' time in double (k = 10: 58 TFLOP/s at 1965
 // MHz; bench/results/README.md), so their data movement around the products
-// is the rest. Below that, ncu at n = 26, k = 8 saw the tensor pipe busy 71 %
+// is the rest. Part of it was the matrix's way through shared memory: with
+// the A fragments loaded from L2 (DirectA) double k = 8 reads 0.93 to 0.97
+// of the floor and k = 10 0.87 to 0.90 (x_barrier_step has the
+// measurements), where k = 7 (1710 to 1890 MHz) gained 1 to 3 % and k = 9,
+// at 1980 MHz, nothing: its tiles' X loads before (C1) bound it
+// (apply_matrix_mma_cluster.cu). Below that, ncu at n = 26, k = 8 saw the tensor pipe busy 71 %
 // of the time in the direct form (56 % in the Gauss form below, for a
 // quarter fewer DMMAs), 2 warps per scheduler, stalls mostly on fixed
 // latencies, the pipe's throttle and shared loads, the L2 read at 23 to 41 %
@@ -158,7 +163,7 @@
 //     barriers nothing writes those rows. kXStride = D + 4 makes a B-fragment
 //     load (lanes g, t read column g, unit 8d + t) hit 8 different 16-byte
 //     bank groups per quarter warp.
-//   ms[s] holds the image of the step whose chunk (pass, kc) stage s holds
+//   ms[s] (shapes with matrix stages) holds the image of the step whose chunk (pass, kc) stage s holds
 //     (make_matrix_images in apply_matrix_mma_common.cuh: rows in pairs g, g
 //     + 8, a pair's Re M units then its Im M units), from barrier (B) of its
 //     step until the barrier (B) of the step after the next copy into s is
@@ -221,14 +226,17 @@ constexpr int ring_slots() {
 //   5    16 x 16      64       32        16     2      90 KiB     2        1/32   (double: two X tiles)
 //   6    16 x 16      64       32        16     2      86 KiB     2        1/32
 //   7    16 x 16      32       64        16     2     102 KiB     2        1/16   (float)
-//   7    16 x 32      64       64        16     3     186 KiB     1        1/32   (double)
-//   8    16 x 32      32      128        16     2     202 KiB     1        1/16
+//   7    16 x 32      64       64        16    (3)    132 KiB     1        1/16   (double, A from L2)
+//   8    16 x 32      32      128        16    (2)    130 KiB     1        1/16   (double, A from L2)
+//   8    16 x 32      32      128        16     2     206 KiB     1        1/16   (float)
 //   9    16 x 16      16      128        16     2     201 KiB     1        1/8
 //  10    16 x  8       8      128        16     2     201 KiB     1        1/4
 //      (k = 9 and 10 run on clusters on sm_90: apply_matrix_mma_cluster.cu;
 //       float k = 4, 5 on apply_matrix_mma_raw_kernel, with one stage a step,
-//       the whole matrix, and two raw tiles: 77 and 86 KiB; float k = 7, 8
-//       4 KiB more, for the raw chunk)
+//       the whole matrix, and two raw tiles: 77 and 86 KiB; float k = 7
+//       4 KiB more, for the raw chunk; double k = 7, 8 are DirectA shapes:
+//       no matrix stages, their count the X prefetch's commit groups, and
+//       at k = 7 each A fragment is read from L2 by both warp columns)
 // With 16 x 16 warp tiles, chunks of 32 halved the barriers per product and
 // paid at k = 8 (36.4 -> 40.5 TFLOP/s on low targets, 34.8 -> 37.0 on high
 // ones); with 16 x 32 tiles a 32-deep stage no longer fits beside the X
@@ -329,10 +337,10 @@ template <int K, class Real>
 using MmaShape = typename OneBlockShape<K, Real>::type;
 // ptxas -v (CUDA 13, sm_90): 120 to 128 registers at k = 4..6 and float k =
 // 7 (the cap two blocks per multiprocessor impose; float k = 7 spills 16
-// bytes, float k = 6 16), 220 at double k = 7, 230 to 242 at k = 8, 168 to
-// 182 at k = 9 and 124 to 130 at k = 10 (the clusters' k = 9, 10: 254 to
-// 255, 4 bytes spilled in double; k = 10's companion 193 to 201), no other
-// spills; the raw kernel (float k = 4, 5) 128, without spills.
+// bytes, float k = 6 16), 235 at double k = 7 and 8, 232 to 234 at float k =
+// 8, 168 to 178 at k = 9 and 124 to 128 at k = 10 (the clusters' k = 9, 10:
+// 252 to 254; k = 10's companion 216 to 224), no other spills; the raw
+// kernel (float k = 4, 5) 126 to 128, without spills.
 // Measured when the Gauss form came in (double, n = 30, low / high targets,
 // against the shapes of that time in the same run; double k = 7's present
 // shape is measured above the ptxas note): k = 7 with one block per
@@ -363,6 +371,26 @@ using MmaShape = typename OneBlockShape<K, Real>::type;
 //     thread must be done with that step.
 // Other steps read rows that are already visible and write none: double k = 8
 // skips 14 of its 32 barriers a tile, k = 7 6 of 16.
+// Measured on an H100 (double, n = 30, fraction of the floor, low / high /
+// scattered / descending, alternating in one command, two runs each, and
+// again in a second with the cluster kernel's change; the matrix stages
+// still allocated): k = 8 staged 0.85-0.86 / 0.84-0.85 / 0.85 / 0.85-0.86,
+// fragments from L2 with every barrier 0.89 / 0.84-0.85 / 0.86 / 0.88-0.89,
+// with these barriers only 0.89-0.91 / 0.85-0.87 / 0.86-0.87 / 0.89-0.91;
+// k = 7 0.83-0.85 / 0.79-0.80 / 0.81-0.82 / 0.81-0.82 -> 0.83-0.84 /
+// 0.80-0.81 / 0.83 / 0.82-0.83 -> 0.84-0.87 / 0.80-0.82 / 0.84-0.85 /
+// 0.83-0.84. Without the stages' shared memory (k = 8 130 KiB instead of
+// 202, k = 7 132 instead of 186) the same kernels read k = 8 0.93 to 0.97
+// and k = 7 0.80 to 0.87 (the sweep in bench/results/apply_matrix_H100.json
+// and three runs after it), and with 72 KiB of unused shared memory added to
+// their launch k = 8 0.86 to 0.90 and k = 7 0.72 to 0.79 (two runs each,
+// alternating): the room goes to the L1 cache, through which X's 8-byte
+// cp.async copies pass (.ca), two per amplitude whose second finds the
+// sectors of the first only while L1 holds them. The cluster kernel, which
+// stages X through registers, read the same with and without the padding.
+// Nor did X through registers pay here (16-byte loads a step ahead, stored
+// a step later, as a float state's chunks; 241 and 248 registers, no
+// spills): k = 8 0.78 to 0.82, k = 7 0.66 to 0.71, at full clock.
 template <class S>
 __device__ __forceinline__ bool x_barrier_step(int q, bool has_next) {
     static_assert(S::kStages == 2 || S::kStages == 3, "X copies complete two steps after they are issued");
@@ -392,8 +420,9 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
                                                  lane_row_offset);
 
     // The block's tiles are blockIdx.x + i * gridDim.x. Its steps run through
-    // them without a break: the matrix stream, the same chunks for every
-    // tile, never drains, and stage_read is the stage of the step's chunk.
+    // them without a break: the matrix stream (in DirectA shapes the
+    // fragment loads), the same chunks for every tile, never drains, and
+    // stage_read is the stage of the step's chunk.
     // Prologue: the first tile's X, then chunks 0 .. kStages - 2, one commit
     // group each (X joins chunk 0's).
     const Index stride = gridDim.x;

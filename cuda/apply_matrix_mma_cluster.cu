@@ -108,7 +108,6 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     const int columns = 1 << layout.num_free;  // kColumns, fewer only for small states
     const int rank = static_cast<int>(cluster.block_rank());
     const int row0 = rank * S::kRows;
-    // This block's rows of the matrix stream (make_matrix_images).
     // This block's steps of the matrix's fragments (make_fragment_images_kernel).
     const double2* images = all_images + static_cast<std::size_t>(rank) * S::kSteps * S::kWarpRows * S::kFragmentEntries;
     const int warp_row = threadIdx.x / 32 % S::kWarpRows;
@@ -211,10 +210,16 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
 // L2 traffic is 1/16 byte per flop, as at k = 8, instead of 1/8 and 1/4 on
 // one block. Each warp computes a 16 x 32 tile of Y (the 8 warps stacked
 // along a pass of 128 rows; apply_matrix_mma.cu has why and the
-// measurements), and reads every column of the step's X stage.
-//   k   cluster  warp tile  columns  pass rows  chunk  stages  shared
-//   9      2      16 x 32      32       128       16     2     222 KiB
-//  10      4      16 x 32      32       128       16     2     222 KiB
+// measurements), and reads every column of the step's X stage. Each lane
+// loads its A fragments from L2 a step ahead (DirectA), so the blocks keep
+// no matrix stages: with the two stages of 16-deep chunks these shapes had
+// before (222 KiB), double n = 30, k = 10 read 0.85-0.87 of the floor
+// against 0.89 with the fragments from L2 (two runs each, alternating), k =
+// 9 0.83-0.85 either way, float n = 28, k = 9 and 10 0.85-0.90 against
+// 0.93-1.01 (one run each).
+//   k   cluster  warp tile  columns  pass rows  chunk  shared
+//   9      2      16 x 32      32       128       16    150 KiB
+//  10      4      16 x 32      32       128       16    150 KiB
 // Measured on an H100 with 16 x 16 warp tiles (double, n = 30, TFLOP/s,
 // against the one-block kernel): k = 10 20.9 -> 34.1 (low targets), 20.8 ->
 // 33.4 (high). The chunk of X from a peer is read two steps ahead; reading
@@ -225,7 +230,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
 // one-block kernel's best form (n = 28: 41.5 -> 46.3 TFLOP/s on low
 // targets).
 template <int K>
-using MmaClusterShape = MmaShapeOf<K, 8, 4, kDmmaDepth, 2, 1, false, K == 9 ? 2 : 4, false, false, 1, true>;
+using MmaClusterShape = MmaShapeOf<K, 8, 4, kDmmaDepth, 1, 1, false, K == 9 ? 2 : 4, false, false, 1, true>;
 
 // The companion of k = 10's clusters of four, for the multiprocessors they
 // leave idle: pairs of blocks on tiles of 16 columns, 512 rows a block. An
@@ -238,8 +243,9 @@ using MmaClusterShape = MmaShapeOf<K, 8, 4, kDmmaDepth, 2, 1, false, K == 9 ? 2 
 // would be). The companion grid starts on the idle pairs while the clusters of
 // four run (programmatic dependent launch) and takes units (32 columns, two
 // of its tiles) from the same counter; it took 7.5 % of them at n = 30. Its
-// stage images are the clusters' own (the same pass rows, chunks and steps
-// in the same order: image i holds rows 128 (i / 64) on of chunk i % 64), so
+// fragment images are the clusters' own (the same pass rows, warp rows,
+// chunks and steps in the same order: step i names rows 128 (i / 64) on of
+// chunk i % 64; make_fragment_images_kernel), so
 // the L2 holds one copy of the matrix: with a second one the companion
 // gained nothing in double and lost 5 % in float. Measured on an H100
 // (low targets, fraction of the floor, two runs each, alternating): double
@@ -249,7 +255,7 @@ using MmaClusterShape = MmaShapeOf<K, 8, 4, kDmmaDepth, 2, 1, false, K == 9 ? 2 
 // 120); clusters of eight (64 columns, 128 rows a block) got 15 clusters
 // and spilled: 0.48.
 template <int K>
-using MmaCompanionShape = MmaShapeOf<K, 8, 2, kDmmaDepth, 2, 1, false, 2, false, false, 1, true>;
+using MmaCompanionShape = MmaShapeOf<K, 8, 2, kDmmaDepth, 1, 1, false, 2, false, false, 1, true>;
 template <class S>
 constexpr bool has_companion() {
     return S::kK == 10;
@@ -308,7 +314,7 @@ int resident_mma_clusters() {
 }
 
 // The units of a gate: the tiles of shape S (the companion's tiles, two to
-// a unit, must split them) and the stage images every grid streams.
+// a unit, must split them) and the fragment images every grid reads.
 template <class S, class Real>
 struct ClusterWork {
     TargetOrder order;
