@@ -385,9 +385,10 @@ using MmaShape = typename OneBlockShape<K, Real>::type;
 // and three runs after it), and with 72 KiB of unused shared memory added to
 // their launch k = 8 0.86 to 0.90 and k = 7 0.72 to 0.79 (two runs each,
 // alternating): the room goes to the L1 cache, through which X's 8-byte
-// cp.async copies pass (.ca), two per amplitude whose second finds the
-// sectors of the first only while L1 holds them. The cluster kernel, which
-// stages X through registers, read the same with and without the padding.
+// cp.async copies pass (.ca, two per amplitude). Whether L1 serves the
+// second copy's sectors or holds more copies in flight was not measured.
+// The cluster kernel, which stages X through registers, read the same with
+// and without the padding.
 // Nor did X through registers pay here (16-byte loads a step ahead, stored
 // a step later, as a float state's chunks; 241 and 248 registers, no
 // spills): k = 8 0.78 to 0.82, k = 7 0.66 to 0.71, at full clock.
