@@ -107,7 +107,8 @@ struct MmaShapeOf {
     static constexpr int kMatrixStages = kDirectA ? 0 : kStages;       // stages in shared memory
     // A warp's A fragments for one step, in 16-byte units (DirectA).
     static constexpr int kFragmentEntries = kChunk / 8 * 4 * 32;
-    // All images (make_matrix_images): every step's, for every block of a cluster.
+    // All images (matrix_images: stage images, or fragment order for DirectA):
+    // every step's, for every block of a cluster.
     static constexpr std::size_t kImageEntries =
         static_cast<std::size_t>(kCluster) * kSteps * (kDirectA ? kWarpRows * kFragmentEntries : kStageEntries);
     static constexpr int kMinBlocks = MinBlocks;
@@ -163,7 +164,7 @@ struct MmaShapeOf {
     static_assert(!kDirectA || (!kRawX && kXSlots == 1 && (kCluster > 1 || (kPrefetchX && kStages <= 3))),
                   "fragments from L2 in the one-block kernel's prefetching shapes or the cluster kernel");
     static_assert(!kDirectA || kImageEntries == static_cast<std::size_t>(kDim) * kDim,
-                  "fragment images hold each row pair's entries once");
+                  "fragment images hold each matrix entry once");
     static_assert(kSharedBytes <= 227 * 1024, "fits an H100 block's shared memory");
 };
 
@@ -656,6 +657,42 @@ constexpr bool dmma_by_product() {
     return S::kK == 6 && std::is_same<Real, float>::value;
 }
 
+// One 8-deep slice of multiply_chunk (below: the form and its accuracy): A
+// from the lane's four fragment units (re0, re1: (Re M, Re M) of the lane's
+// row pair at the slice's columns t and t + 4; im0, im1 the imaginary
+// parts'), B from X at unit `row` (the slice's first row + t) of the lane's
+// columns.
+template <class S, int XStride, bool kByProduct = false>
+__device__ __forceinline__ void multiply_slice(MmaAccumulators<S>& acc, double2 re0, double2 re1, double2 im0,
+                                               double2 im1, const double2* x, int col, int row) {
+    const double a_re[4] = {re0.x, re0.y, re1.x, re1.y};
+    const double a_im[4] = {im0.x, im0.y, im1.x, im1.y};
+    const double a_sum[4] = {re0.x + im0.x, re0.y + im0.y, re1.x + im1.x, re1.y + im1.y};
+    // The lane's units of column tile j: (Re X[t], Re X[t + 4]) and the imaginary parts'.
+    const auto x_unit = [&](int j, int imag) { return x[(col + kDmmaCols * j) * XStride + row + 4 * imag]; };
+    if constexpr (kByProduct) {
+        double2 re[S::kTileCols], im[S::kTileCols];
+#pragma unroll
+        for (int j = 0; j < S::kTileCols; ++j) {
+            re[j] = x_unit(j, 0);
+            im[j] = x_unit(j, 1);
+        }
+#pragma unroll
+        for (int p = 0; p < 3; ++p) {
+#pragma unroll
+            for (int j = 0; j < S::kTileCols; ++j) gauss_product(acc[j], p, a_re, a_im, a_sum, re[j], im[j]);
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < S::kTileCols; ++j) {
+            const double2 re = x_unit(j, 0);
+            const double2 im = x_unit(j, 1);
+#pragma unroll
+            for (int p = 0; p < 3; ++p) gauss_product(acc[j], p, a_re, a_im, a_sum, re, im);
+        }
+    }
+}
+
 // acc += (this warp's 16 rows of the matrix chunk) * (the chunk of X, this
 // warp's columns). mt points at the stage's unit t of the pair of the warp's
 // rows g and g + 8 (pair warp_row0 / 2 + g). X's column c is at x + c *
@@ -707,41 +744,6 @@ constexpr bool dmma_by_product() {
 // matrix whose imaginary parts are 1e-9 of its real parts, on a real state,
 // gives imaginary parts exact to about 1e-16 of the amplitudes, not of their
 // own size). Every product runs in double, for float states too.
-// One 8-deep slice of multiply_chunk: A from the lane's four fragment units
-// (re0, re1: (Re M, Re M) of the lane's row pair at the slice's columns t
-// and t + 4; im0, im1 the imaginary parts'), B from X at unit `row` (the
-// slice's first row + t) of the lane's columns.
-template <class S, int XStride, bool kByProduct = false>
-__device__ __forceinline__ void multiply_slice(MmaAccumulators<S>& acc, double2 re0, double2 re1, double2 im0,
-                                               double2 im1, const double2* x, int col, int row) {
-    const double a_re[4] = {re0.x, re0.y, re1.x, re1.y};
-    const double a_im[4] = {im0.x, im0.y, im1.x, im1.y};
-    const double a_sum[4] = {re0.x + im0.x, re0.y + im0.y, re1.x + im1.x, re1.y + im1.y};
-    // The lane's units of column tile j: (Re X[t], Re X[t + 4]) and the imaginary parts'.
-    const auto x_unit = [&](int j, int imag) { return x[(col + kDmmaCols * j) * XStride + row + 4 * imag]; };
-    if constexpr (kByProduct) {
-        double2 re[S::kTileCols], im[S::kTileCols];
-#pragma unroll
-        for (int j = 0; j < S::kTileCols; ++j) {
-            re[j] = x_unit(j, 0);
-            im[j] = x_unit(j, 1);
-        }
-#pragma unroll
-        for (int p = 0; p < 3; ++p) {
-#pragma unroll
-            for (int j = 0; j < S::kTileCols; ++j) gauss_product(acc[j], p, a_re, a_im, a_sum, re[j], im[j]);
-        }
-    } else {
-#pragma unroll
-        for (int j = 0; j < S::kTileCols; ++j) {
-            const double2 re = x_unit(j, 0);
-            const double2 im = x_unit(j, 1);
-#pragma unroll
-            for (int p = 0; p < 3; ++p) gauss_product(acc[j], p, a_re, a_im, a_sum, re, im);
-        }
-    }
-}
-
 template <class S, int XStride, bool kByProduct = false>
 __device__ __forceinline__ void multiply_chunk(MmaAccumulators<S>& acc, const double2* mt, const double2* x, int col,
                                                int row) {
