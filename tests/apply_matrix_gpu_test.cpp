@@ -437,6 +437,27 @@ TYPED_TEST(ApplyMatrixGpuTest, DenseTensorCorePathOnFewTilesPerBlockMatchesCpu) 
     }
 }
 
+// k = 7 and 8 on 2^21 amplitudes without controls: 256 or 512 tiles of the
+// one-block tensor-core kernel on its 132 to 264 resident blocks (H100,
+// H200), so that most blocks take two, and the X prefetch into a next tile
+// runs; in double with the steps that skip barrier (B) (x_barrier_step in
+// cuda/apply_matrix_mma.cu). The smallest such states, for the
+// compute-sanitizer passes of scripts/gpu_check.sh.
+TYPED_TEST(ApplyMatrixGpuTest, DenseTensorCorePathAcrossTilesMatchesCpu) {
+    constexpr int n = 21;
+    std::mt19937_64 rng(fresh_seed());
+    for (int k = 7; k <= 8; ++k) {
+        const Matrix matrix = random_dense(1 << k, rng);
+        for (Layout layout : {Layout::Low, Layout::RandomOrder}) {
+            const Qubits targets = choose_targets(layout, n, k, rng);
+            expect_gpu_matches_cpu<TypeParam>(n, targets, matrix, Controls{},
+                                              std::string("random non-unitary dense, tiles across blocks, ") +
+                                                  to_string(layout) + " targets, k=" + std::to_string(k) + ", " +
+                                                  dense_path_name<TypeParam>(n, targets, Controls{}));
+        }
+    }
+}
+
 #if defined(QMARG_TESTS_WITH_CUDA)
 // Every dense kernel on its own, including those the rule of
 // cuda/apply_matrix.cuh does not pick on this GPU (the FMA kernels where the
