@@ -43,41 +43,41 @@
 // targets, whose X tiles load slowest (k = 7: 29.6 -> 34.8 TFLOP/s); k = 8..10
 // -2 to +3 %.
 //
-// What limits it (double, H100): from k = 6 the board's power. The GPU
-// holds these kernels at its 700 W limit and lowers the SM clock to stay
-// there (apply_matrix_bench records it: bench/results/apply_matrix_H100.json,
-// double n = 30): k = 6 at 1590 to 1815 MHz of the 1980 peak, k = 7 and 8 at
-// 1815 to 1905, k = 9 and 10 at 1920 to 1958; the ZGEMM that sets the floor's
-// rate runs at 1770. At k = 6 the clock is 8 to 20 % under its peak: the
-// products and the full-bandwidth copy share one power budget, where the
-// floor takes the larger of the two as if each had the GPU to itself.
-// From k = 7 the power leaves the products room: the same DMMA count on
-// operands already in registers, beside a plain copy of the state, took
-// 0.63 to 0.69 of these kernels' time in double (k = 10: 58 TFLOP/s at 1965
-// MHz; bench/results/README.md), so their data movement around the products
-// is the rest. Part of it was the matrix's way through shared memory: with
-// the A fragments loaded from L2 (DirectA) double k = 8 reads 0.93 to 0.97
-// of the floor and k = 10 0.87 to 0.90 (x_barrier_step has the
-// measurements), where k = 7 (1710 to 1890 MHz) gained 1 to 3 % and k = 9,
-// at 1980 MHz, nothing: its tiles' X loads before (C1) bound it
-// (apply_matrix_mma_cluster.cu). Below that, ncu at n = 26, k = 8 saw the tensor pipe busy 71 %
-// of the time in the direct form (56 % in the Gauss form below, for a
-// quarter fewer DMMAs), 2 warps per scheduler, stalls mostly on fixed
-// latencies, the pipe's throttle and shared loads, the L2 read at 23 to 41 %
-// of its peak. The pipe's busy time comes in bursts: the warps reach the
-// products together, between barriers, pass stores and copies. The
-// threads that issue the products also copy the matrix stream, and that
-// work counts: copying the stage images' padding units too (12.5 % more
-// bytes, one more guarded copy per thread and step) cost 7 to 10 % at k = 7,
-// 8 and 10; a producer-warp kernel (k = 9, in use until the 16 x 32 warp
-// tiles below), whose bulk copies include the padding, was level. Before the
-// fragments were loaded
+// What limits it (double, H100): from k = 6 the board's power. The GPU holds
+// these kernels at its 700 W limit and lowers the SM clock to stay there
+// (apply_matrix_bench records it: bench/results/apply_matrix_H100.json,
+// double n = 30, and the sweep before it): k = 6 at 1590 to 1815 MHz of the
+// 1980 peak, k = 7 at 1710 to 1875, k = 8 at 1770 to 1905, k = 9 and 10 at
+// 1920 to 1980; the ZGEMM that sets the floor's rate ran at 1695 and 1770. At
+// k = 6 the clock is 8 to 20 % under its peak: the products and the
+// full-bandwidth copy share one power budget, where the floor takes the
+// larger of the two as if each had the GPU to itself. From k = 7 the power
+// leaves the products room: the same DMMA count on operands already in
+// registers, beside a plain copy of the state, took 0.63 to 0.69 of these
+// kernels' time in double (k = 10: 58 TFLOP/s at 1965 MHz;
+// bench/results/README.md), so their data movement around the products is the
+// rest. Part of it was the matrix's way through shared memory: with the A
+// fragments loaded from L2 (DirectA) double k = 8 reads 0.93 to 0.97 of the
+// floor and k = 10 0.87 to 0.90 (x_barrier_step has the measurements), where
+// k = 7 (1710 to 1890 MHz) gained 1 to 3 % and k = 9, at 1980 MHz, nothing:
+// its tiles' X loads before (C1) bound it (apply_matrix_mma_cluster.cu).
+// Below that, ncu at n = 26, k = 8 saw the tensor pipe busy 71 % of the time
+// in the direct form (56 % in the Gauss form below, for a quarter fewer
+// DMMAs), 2 warps per scheduler, stalls mostly on fixed latencies, the pipe's
+// throttle and shared loads, the L2 read at 23 to 41 % of its peak. The
+// pipe's busy time comes in bursts: the warps reach the products together,
+// between barriers, pass stores and copies. The threads that issue the
+// products also copy the matrix stream, and that work counts: copying the
+// stage images' padding units too (12.5 % more bytes, one more guarded copy
+// per thread and step) cost 7 to 10 % at k = 7, 8 and 10; a producer-warp
+// kernel (k = 9, in use until the 16 x 32 warp tiles below), whose bulk
+// copies include the padding, was level. Before the fragments were loaded
 // straight into place, the kernel with its products replaced by a few adds
 // took 65 % of the real kernel's time at k = 7, 8 and 85 % at k = 9, and
-// without the block barriers (the producer-warp form) k = 8 was level and
-// k = 9 10 % faster. Wider cluster tiles (64 columns at k = 8, 9, 10) were
-// no faster; wider warp tiles (16 x 32, one pass of 128 rows at k = 7, 8)
-// were 0 to 14 % slower.
+// without the block barriers (the producer-warp form) k = 8 was level and k =
+// 9 10 % faster. Wider cluster tiles (64 columns at k = 8, 9, 10) were no
+// faster; wider warp tiles (16 x 32, one pass of 128 rows at k = 7, 8) were 0
+// to 14 % slower.
 //
 // Complex arithmetic by Gauss's three real products (multiply_chunk in
 // apply_matrix_mma_common.cuh): Re Y = Mr Xr - Mi Xi and Im Y = (Mr + Mi)
@@ -163,7 +163,8 @@
 //     barriers nothing writes those rows. kXStride = D + 4 makes a B-fragment
 //     load (lanes g, t read column g, unit 8d + t) hit 8 different 16-byte
 //     bank groups per quarter warp.
-//   ms[s] (shapes with matrix stages) holds the image of the step whose chunk (pass, kc) stage s holds
+//   ms[s] (shapes with matrix stages) holds the image of the step whose
+//     chunk (pass, kc) stage s holds
 //     (make_matrix_images in apply_matrix_mma_common.cuh: rows in pairs g, g
 //     + 8, a pair's Re M units then its Im M units), from barrier (B) of its
 //     step until the barrier (B) of the step after the next copy into s is
