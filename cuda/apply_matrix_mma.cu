@@ -447,7 +447,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     [[maybe_unused]] PendingXChunk<S, Real> pending;  // float states without RawChunk
     [[maybe_unused]] int raw_pending = -1;            // RawChunk: the chunk in the raw buffer
 
-    int stage_read = 0;
+    [[maybe_unused]] int stage_read = 0;  // shapes with matrix stages
     // With two matrix stages, a double state's X copies (cp.async) join the
     // next step's group instead of their own step's, so that a step's wait
     // does not hold for copies issued one step before: they get two steps to
@@ -542,7 +542,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
                     ms + stage_read * S::kStageEntries + (warp_row0 / 2 + g) * S::kPairStride + t;
                 multiply_chunk<S, S::kXStride, dmma_by_product<S, Real>()>(acc, mt, xs, col0 + g, kc + t);
             }
-            stage_read = stage_read == S::kStages - 1 ? 0 : stage_read + 1;
+            if constexpr (!S::kDirectA) stage_read = stage_read == S::kStages - 1 ? 0 : stage_read + 1;
 
             if (q % S::kChunksPerPass == S::kChunksPerPass - 1) {
                 // End of a pass: its rows are final. Every thread passed

@@ -971,6 +971,18 @@ __device__ __forceinline__ void stage_first_x_tile(double2* xs, const DeviceComp
     }
 }
 
+// The unit both image layouts are made of: (Re M[row][col], Re M[row +
+// 8][col]), or the imaginary parts' where `imag`, M being the gate's matrix
+// with its targets in ascending order (order = target_order(gate)).
+template <int K>
+__device__ __forceinline__ double2 row_pair_unit(const double2* matrix, const TargetOrder& order, int row, int col,
+                                                 bool imag) {
+    const std::size_t from_col = caller_index<K>(order, col);
+    const double2 first = matrix[caller_index<K>(order, row) * (std::size_t{1} << K) + from_col];
+    const double2 second = matrix[caller_index<K>(order, row + 8) * (std::size_t{1} << K) + from_col];
+    return imag ? make_double2(first.y, second.y) : make_double2(first.x, second.x);
+}
+
 // The gate's matrix as the stage images the kernels copy, one block row
 // range (rows [b * kRows, (b + 1) * kRows): a cluster block's rows, all rows
 // elsewhere) after another, step after step: for block range b, step q
@@ -998,10 +1010,7 @@ __global__ void make_matrix_images_kernel(const double2* __restrict__ matrix, do
         if (u < 2 * S::kChunk) {
             const int row = b * S::kRows + q / S::kChunksPerPass * S::kPassRows + 16 * (p / 8) + p % 8;
             const int col = q % S::kChunksPerPass * S::kChunk + u % S::kChunk;
-            const std::size_t from_col = caller_index<S::kK>(order, col);
-            const double2 first = matrix[caller_index<S::kK>(order, row) * std::size_t{S::kDim} + from_col];
-            const double2 second = matrix[caller_index<S::kK>(order, row + 8) * std::size_t{S::kDim} + from_col];
-            value = u < S::kChunk ? make_double2(first.x, second.x) : make_double2(first.y, second.y);
+            value = row_pair_unit<S::kK>(matrix, order, row, col, u >= S::kChunk);
         }
         images[e] = value;
     }
@@ -1022,21 +1031,18 @@ __global__ void make_matrix_images_kernel(const double2* __restrict__ matrix, do
 template <class S>
 __global__ void make_fragment_images_kernel(const double2* __restrict__ matrix, double2* __restrict__ images,
                                             const TargetOrder order) {
-    constexpr int kSlices = S::kChunk / 8;
     for (std::size_t e = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; e < S::kImageEntries;
          e += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-        const int lane = static_cast<int>(e % 32);
-        const int u = static_cast<int>(e / 32 % 4);
-        const int d = static_cast<int>(e / 128 % kSlices);
-        const int w = static_cast<int>(e / 128 / kSlices % S::kWarpRows);
-        const int q = static_cast<int>(e / 128 / kSlices / S::kWarpRows);
-        const int g = lane >> 2, t = lane & 3;
+        const int warp_step = static_cast<int>(e / S::kFragmentEntries);  // q * kWarpRows + w
+        const int q = warp_step / S::kWarpRows;
+        const int w = warp_step % S::kWarpRows;
+        const int unit = static_cast<int>(e % S::kFragmentEntries);  // (d * 4 + u) * 32 + lane
+        const int d = unit / 128;
+        const int u = unit / 32 % 4;
+        const int g = dmma_group(unit % 32), t = dmma_thread_in_group(unit % 32);
         const int row = q / S::kChunksPerPass * S::kPassRows + 16 * w + g;
         const int col = q % S::kChunksPerPass * S::kChunk + 8 * d + t + 4 * (u & 1);
-        const std::size_t from_col = caller_index<S::kK>(order, col);
-        const double2 first = matrix[caller_index<S::kK>(order, row) * std::size_t{S::kDim} + from_col];
-        const double2 second = matrix[caller_index<S::kK>(order, row + 8) * std::size_t{S::kDim} + from_col];
-        images[e] = u < 2 ? make_double2(first.x, second.x) : make_double2(first.y, second.y);
+        images[e] = row_pair_unit<S::kK>(matrix, order, row, col, u >= 2);
     }
 }
 
@@ -1054,18 +1060,19 @@ DeviceArray<double2> matrix_images(const TargetOrder& order, const Matrix& matri
     const std::size_t entries = static_cast<std::size_t>(matrix.dim()) * matrix.dim();
     DeviceArray<double2> device_matrix(entries, "the gate matrix");
     copy_to_device_async(device_matrix.data(), matrix.data(), entries * sizeof(double2));
-    const unsigned blocks = grid_stride_blocks(static_cast<Index>(S::kImageEntries), 256);
-    if constexpr (S::kDirectA) {
-        DeviceArray<double2> images(S::kImageEntries, "the gate matrix in fragment order");
-        make_fragment_images_kernel<S><<<blocks, 256>>>(device_matrix.data(), images.data(), order);
-        QMARG_CHECK_LAUNCH(make_fragment_images_kernel);
-        return images;
-    } else {
-        DeviceArray<double2> images(S::kImageEntries, "the gate matrix laid out stage by stage");
-        make_matrix_images_kernel<S><<<blocks, 256>>>(device_matrix.data(), images.data(), order);
-        QMARG_CHECK_LAUNCH(make_matrix_images_kernel);
-        return images;
-    }
+    DeviceArray<double2> images(S::kImageEntries, S::kDirectA ? "the gate matrix in fragment order"
+                                                              : "the gate matrix laid out stage by stage");
+    const auto kernel = [] {
+        if constexpr (S::kDirectA) {
+            return make_fragment_images_kernel<S>;
+        } else {
+            return make_matrix_images_kernel<S>;
+        }
+    }();
+    kernel<<<grid_stride_blocks(static_cast<Index>(S::kImageEntries), 256), 256>>>(device_matrix.data(),
+                                                                                    images.data(), order);
+    QMARG_CHECK_LAUNCH(matrix_images);
+    return images;
 }
 
 }  // namespace gpu
