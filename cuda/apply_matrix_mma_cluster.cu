@@ -30,12 +30,38 @@ namespace {
 // read them). Each block overwrites in global memory only the rows it
 // staged itself, after (C1), so the in-place update stays safe.
 //
-// Each tile's X is loaded whole before (C1) (load_x_tile), with no products
-// in flight. What that costs, measured on an H100 (double, n = 30, four
-// layouts, two runs each, alternating, ms): this kernel with every tile's X
-// loads but the first left out and (C1), (C2) relaxed (timing only) took k
-// = 9 83-90 against 90-97, k = 10 174-179 against 179-192. ncu (n = 26, k =
-// 9) puts 89 % of the warp samples in the step loop and 8 % in load_x_tile.
+// Each tile's X is loaded whole before (C1), with no products in flight:
+// prefetch_x_tile asks L2 for all of the block's rows of it, then
+// load_x_tile loads them through registers, four chunks at a time. Without
+// the prefetch each batch of four waited for DRAM in turn, and that bound
+// the kernel: with every tile's X loads but the first left out and (C1),
+// (C2) relaxed (timing only) it took k = 9 83-90 ms against 90-97, k = 10
+// 174-179 against 179-192 (double, n = 30, four layouts, two runs each,
+// alternating); ncu (n = 26, k = 9) put 89 % of the warp samples in the step
+// loop and 8 % in load_x_tile. Step 0's fragments are loaded after the X
+// loads, not during the tile before, so that those have the registers (with
+// X by cp.async, k = 9 took 82.4-83.3 ms with the fragments loaded before
+// and 79.8-82.8 after, k = 10 164.7-165.7 and 159.3-161.6).
+// Measured on an H100 (double n = 30, low and scattered targets, two runs
+// each, alternating, ms; float n = 28, low):
+//                        k = 9        k = 10
+//   before               91.0-91.5    174.5-176.7
+//   X by cp.async        79.8-82.8    159.3-161.6
+//   prefetch (this)      82.7-83.6    159.3-160.8
+// (the first two rows from one command, the last two from another, with
+// cp.async at 79.9-82.1 and 157.5-159.9 there). Float: loading step 0's
+// fragments after the X loads took k = 9 20.0-21.0 -> 19.7-20.0 ms, k = 10
+// 42.0-42.9 -> 39.2-40.1, and the prefetch added nothing (19.1-19.3 and
+// 38.6-39.0 either way). Copying X by cp.async (every copy of the tile in
+// flight at once, waited for before (C1)) is 1 to 3 % faster than the
+// prefetch, and correct on the GPU tests, but compute-sanitizer racecheck
+// reports hazards between its copies and the peers' reads of the rows: on
+// states of one tile too, where the copies complete (cp.async.wait_group,
+// then __syncthreads and the cluster barrier) before any read, and where
+// ordinary stores of the same values report none. Rewriting every copied
+// cell with an ordinary store after the wait silenced it, at 1.5 to 3 %
+// (k = 9 81.2-84.5 ms, k = 10 159.4-162.2): no faster than the prefetch,
+// which keeps the stores racecheck can follow.
 // Tried and dropped, each correct on the GPU tests:
 // - Prefetching instead: in the last pass, once every block has read block
 //   r's rows, r copies its rows of the next tile into xs by cp.async, two
@@ -142,7 +168,6 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     const bool claims = rank == 0 && threadIdx.x == 0;
     auto claim = [next_unit] { return atomicAdd(reinterpret_cast<unsigned long long*>(next_unit), 1ull); };
     if (claims) unit_slot[0] = claim();
-    load_matrix_fragments<S>(next_a, images, 0, warp_row);
     cluster.sync();  // the staging tables are complete, and block 0's unit_slot[0] is visible
 
     MmaAccumulators<S> acc;
@@ -153,7 +178,12 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     for (int parity = 1; unit < units; parity ^= 1) {
         for (int sub = 0; sub < kTilesPerUnit; ++sub) {
             const Index base = tile_base(layout, unit * kTilesPerUnit + sub);
+            prefetch_x_tile<S, Real>(amps, base, x, x_offsets, chunk_offset);
             load_x_tile<S, Real>(xs, amps, base, x, x_offsets, x_cells, chunk_offset);
+            // Step 0's fragments, loaded here rather than during the step
+            // before (the last of the tile before), so that the X loads above
+            // have their registers.
+            load_matrix_fragments<S>(next_a, images, 0, warp_row);
             if (columns < S::kColumns) zero_missing_columns<S>(xs, columns);
             // Claimed here, so that the claim is in flight while the cluster
             // waits at (C1), and held in a register only until then.
@@ -174,11 +204,10 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
                 if (q + 1 < S::kSteps) put_chunk((q + 1) & 1, v);
                 if (q + 2 < S::kSteps) fetch_chunk(q + 2, v);
 
-                // Step q's fragments, loaded a step ago; the next step's (in
-                // this tile or the next, which the cluster may not get) are in
-                // flight during its products.
+                // Step q's fragments, loaded a step ago; the next step's are
+                // in flight during its products.
                 const MatrixFragments<S> a = next_a;
-                load_matrix_fragments<S>(next_a, images, q + 1 < S::kSteps ? q + 1 : 0, warp_row);
+                if (q + 1 < S::kSteps) load_matrix_fragments<S>(next_a, images, q + 1, warp_row);
                 multiply_chunk<S, S::kBStride>(acc, a, xb + (q & 1) * S::kColumns * S::kBStride, col0 + g, t);
 
                 if (q % S::kChunksPerPass == S::kChunksPerPass - 1) {

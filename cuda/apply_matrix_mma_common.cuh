@@ -591,12 +591,12 @@ __device__ __forceinline__ void widen_raw_x(double2* xs, const float2* raw, cons
 // Stages all the block's own chunks of the tile at `base` through
 // registers, the loads of kBatch chunks in flight at a time; the stores are
 // visible after the caller's next barrier. The cluster kernel stages this
-// way: its peers read these rows from this block's shared memory, and
-// compute-sanitizer racecheck reported hazards, in some runs and not in
-// others, between those reads and the 8-byte cp.async copies of the next
-// tile, which the cluster barrier (C2) orders after them; with ordinary
-// stores it follows that order (0 hazards in three runs). Measured on an
-// H100 (k = 10, low / high targets, two runs each, alternating): double n =
+// way, after prefetch_x_tile: its peers read these rows from this block's
+// shared memory, and with the rows copied by cp.async instead,
+// compute-sanitizer racecheck reports hazards between the copies and the
+// peers' reads (apply_matrix_mma_cluster.cu has the measurements); with
+// ordinary stores it reports none. Measured on an H100 (k = 10, low / high
+// targets, two runs each, alternating), before the prefetch: double n =
 // 30 0.645 / 0.629 -> 0.663 / 0.645 of the floor against cp.async, float
 // n = 28 0.64-0.66 -> 0.69-0.70 against one chunk's loads at a time.
 template <class S, class Real>
@@ -611,6 +611,21 @@ __device__ __forceinline__ void load_x_tile(double2* xs, const DeviceComplex<Rea
         for (int b = 0; b < kBatch; ++b) load_x_chunk<S>(pending[b], amps, base, c0 + b, x, offsets, chunk_offset);
 #pragma unroll
         for (int b = 0; b < kBatch; ++b) store_x_chunk<S, Real, true>(xs, pending[b], x, cells);
+    }
+}
+
+// Asks L2 for this thread's share of every chunk of the tile at `base`
+// (the amplitudes load_x_tile loads), so that load_x_tile's batches after
+// the first find their lines there or on their way, instead of each waiting
+// for DRAM in turn. The prefetches take no registers and write nothing.
+template <class S, class Real>
+__device__ __forceinline__ void prefetch_x_tile(const DeviceComplex<Real>* amps, Index base, const XStaging& x,
+                                                const Index* offsets, const Index* chunk_offset) {
+    if (!x.active) return;
+    for (int c = 0; c < S::kOwnChunks; ++c) {
+        const DeviceComplex<Real>* from = amps + base + chunk_offset[c] + x.thread_offset;
+#pragma unroll
+        for (int j = 0; j < S::kXPerThread; ++j) asm volatile("prefetch.global.L2 [%0];" ::"l"(from + offsets[j]));
     }
 }
 

@@ -437,16 +437,20 @@ TYPED_TEST(ApplyMatrixGpuTest, DenseTensorCorePathOnFewTilesPerBlockMatchesCpu) 
     }
 }
 
-// k = 7 and 8 on 2^21 amplitudes without controls: 256 or 512 tiles of the
-// one-block tensor-core kernel on its 132 to 264 resident blocks (H100,
-// H200), so that most blocks take two, and the X prefetch into a next tile
-// runs; in double with the steps that skip barrier (B) (x_barrier_step in
-// cuda/apply_matrix_mma.cu). The smallest such states, for the
-// compute-sanitizer passes of scripts/gpu_check.sh.
+// k = 7 .. 10 on 2^21 amplitudes without controls. At k = 7 and 8: 256 or
+// 512 tiles of the one-block tensor-core kernel on its 132 to 264 resident
+// blocks (H100, H200), so that most blocks take two, and the X prefetch into
+// a next tile runs; in double with the steps that skip barrier (B)
+// (x_barrier_step in cuda/apply_matrix_mma.cu). At k = 9 and 10 (sm_90): 128
+// and 64 tiles of the cluster kernel on 66 clusters of two and 30 of four
+// (with k = 10's companion pairs), so that clusters take more than one, and
+// a tile's X is copied into rows that peers read during the tile before. The
+// smallest such states, for the compute-sanitizer passes of
+// scripts/gpu_check.sh.
 TYPED_TEST(ApplyMatrixGpuTest, DenseTensorCorePathAcrossTilesMatchesCpu) {
     constexpr int n = 21;
     std::mt19937_64 rng(fresh_seed());
-    for (int k = 7; k <= 8; ++k) {
+    for (int k = 7; k <= 10; ++k) {
         const Matrix matrix = random_dense(1 << k, rng);
         for (Layout layout : {Layout::Low, Layout::RandomOrder}) {
             const Qubits targets = choose_targets(layout, n, k, rng);
