@@ -46,9 +46,9 @@
 // What limits it (double, H100): from k = 6 the board's power. The GPU holds
 // these kernels at its 700 W limit and lowers the SM clock to stay there
 // (apply_matrix_bench records it: bench/results/apply_matrix_H100.json,
-// double n = 30, and the sweep before it): k = 6 at 1590 to 1815 MHz of the
-// 1980 peak, k = 7 at 1710 to 1875, k = 8 at 1770 to 1905, k = 9 and 10 at
-// 1920 to 1980; the ZGEMM that sets the floor's rate ran at 1695 and 1770. At
+// double n = 30, and the sweeps before it): k = 6 at 1560 to 1830 MHz of the
+// 1980 peak, k = 7 at 1695 to 1875, k = 8 at 1740 to 1905, k = 9 and 10 at
+// 1815 to 1875; the ZGEMM that sets the floor's rate ran at 1695 and 1770. At
 // k = 6 the clock is 8 to 20 % under its peak: the products and the
 // full-bandwidth copy share one power budget, where the floor takes the
 // larger of the two as if each had the GPU to itself. From k = 7 the power
@@ -60,7 +60,9 @@
 // fragments loaded from L2 (DirectA) double k = 8 reads 0.93 to 0.97 of the
 // floor and k = 10 0.87 to 0.90 (x_barrier_step has the measurements), where
 // k = 7 (1710 to 1890 MHz) gained 1 to 3 % and k = 9, at 1980 MHz, nothing:
-// its tiles' X loads before (C1) bound it (apply_matrix_mma_cluster.cu).
+// its tiles' X loads before (C1) bound it. With those loads' lines
+// prefetched into L2 (apply_matrix_mma_cluster.cu) k = 9 reads 0.91 to 0.92
+// and k = 10 0.95 to 0.96, at 1815 to 1875 MHz.
 // Below that, ncu at n = 26, k = 8 saw the tensor pipe busy 71 % of the time
 // in the direct form (56 % in the Gauss form below, for a quarter fewer
 // DMMAs), 2 warps per scheduler, stalls mostly on fixed latencies, the pipe's
@@ -340,8 +342,8 @@ using MmaShape = typename OneBlockShape<K, Real>::type;
 // 7 (the cap two blocks per multiprocessor impose; float k = 7 spills 16
 // bytes, float k = 6 16), 235 at double k = 7 and 8, 232 to 234 at float k =
 // 8, 168 to 178 at k = 9 and 124 to 128 at k = 10 (the clusters' k = 9, 10:
-// 252 to 254; k = 10's companion 216 to 224), no other spills; the raw
-// kernel (float k = 4, 5) 126 to 128, without spills.
+// 255, double spilling 8 bytes; k = 10's companion 214 to 222), no other
+// spills; the raw kernel (float k = 4, 5) 126 to 128, without spills.
 // Measured when the Gauss form came in (double, n = 30, low / high targets,
 // against the shapes of that time in the same run; double k = 7's present
 // shape is measured above the ptxas note): k = 7 with one block per
