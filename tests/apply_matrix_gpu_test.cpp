@@ -444,7 +444,7 @@ TYPED_TEST(ApplyMatrixGpuTest, DenseTensorCorePathOnFewTilesPerBlockMatchesCpu) 
 // (x_barrier_step in cuda/apply_matrix_mma.cu). At k = 9 and 10 (sm_90): 128
 // and 64 tiles of the cluster kernel on 66 clusters of two and 30 of four
 // (with k = 10's companion pairs), so that clusters take more than one, and
-// a tile's X is copied into rows that peers read during the tile before. The
+// a tile's X is stored into rows that peers read during the tile before. The
 // smallest such states, for the compute-sanitizer passes of
 // scripts/gpu_check.sh.
 TYPED_TEST(ApplyMatrixGpuTest, DenseTensorCorePathAcrossTilesMatchesCpu) {
