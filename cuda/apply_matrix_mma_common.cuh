@@ -345,6 +345,14 @@ struct XStaging {
     bool active;  // small chunks (and small states) leave some threads nothing to stage
 };
 
+// This thread's first amplitude of the block's own chunk c of the tile at
+// `base`; its amplitudes of the chunk are at offsets[j] from it.
+template <class V>
+__device__ __forceinline__ const V* x_chunk_source(const V* amps, Index base, int c, const XStaging& x,
+                                                   const Index* chunk_offset) {
+    return amps + base + chunk_offset[c] + x.thread_offset;
+}
+
 // Whether the threads stage X in bank order (chunk_local_bits): a float
 // state's X in the one-block kernel, where each thread stores its widened
 // amplitudes into shared memory itself and waits on those stores' wavefronts.
@@ -477,7 +485,7 @@ __device__ __forceinline__ void stage_x_chunk(double2* xs, const DeviceComplex<R
                                               const XStaging& x, const Index* offsets, const unsigned* cells,
                                               const Index* chunk_offset) {
     if (!x.active) return;
-    const DeviceComplex<Real>* from = amps + base + chunk_offset[c] + x.thread_offset;
+    const DeviceComplex<Real>* from = x_chunk_source(amps, base, c, x, chunk_offset);
 #pragma unroll
     for (int j = 0; j < S::kXPerThread; ++j) {
         if (kMayRepeat && cells[j] == kRepeatedCell) continue;
@@ -508,7 +516,7 @@ __device__ __forceinline__ void load_x_chunk(PendingXChunk<S, Real>& pending, co
                                              const Index* chunk_offset) {
     pending.chunk = c;
     if (!x.active) return;
-    const DeviceComplex<Real>* from = amps + base + chunk_offset[c] + x.thread_offset;
+    const DeviceComplex<Real>* from = x_chunk_source(amps, base, c, x, chunk_offset);
 #pragma unroll
     for (int j = 0; j < S::kXPerThread; ++j) pending.v[j] = from[offsets[j]];
 }
@@ -553,7 +561,7 @@ template <class S>
 __device__ __forceinline__ void issue_raw_chunk(float2* raw, const float2* amps, Index base, int c, const XStaging& x,
                                                 const Index* offsets, const Index* chunk_offset) {
     if (!x.active) return;
-    const float2* from = amps + base + chunk_offset[c] + x.thread_offset;
+    const float2* from = x_chunk_source(amps, base, c, x, chunk_offset);
 #pragma unroll
     for (int j = 0; j < S::kXPerThread; ++j) {
         __pipeline_memcpy_async(raw + j * kMmaThreads + threadIdx.x, from + offsets[j], sizeof(float2));
@@ -625,7 +633,7 @@ __device__ __forceinline__ void prefetch_x_tile(const DeviceComplex<Real>* amps,
                                                 const Index* offsets, const Index* chunk_offset) {
     if (!x.active) return;
     for (int c = 0; c < S::kOwnChunks; ++c) {
-        const DeviceComplex<Real>* from = amps + base + chunk_offset[c] + x.thread_offset;
+        const DeviceComplex<Real>* from = x_chunk_source(amps, base, c, x, chunk_offset);
 #pragma unroll
         for (int j = 0; j < S::kXPerThread; ++j) asm volatile("prefetch.global.L2 [%0];" ::"l"(from + offsets[j]));
     }
@@ -1015,8 +1023,7 @@ __device__ __forceinline__ double2 row_pair_unit(const double2* matrix, const Ta
 template <class S>
 __global__ void make_matrix_images_kernel(const double2* __restrict__ matrix, double2* __restrict__ images,
                                           const TargetOrder order) {
-    for (std::size_t e = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; e < S::kImageEntries;
-         e += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    for (Index e = global_thread_index(); e < S::kImageEntries; e += grid_thread_count()) {
         const int image = static_cast<int>(e / S::kStageEntries);  // b * kSteps + q
         const int b = image / S::kSteps;
         const int q = image % S::kSteps;
@@ -1048,8 +1055,7 @@ __global__ void make_matrix_images_kernel(const double2* __restrict__ matrix, do
 template <class S>
 __global__ void make_fragment_images_kernel(const double2* __restrict__ matrix, double2* __restrict__ images,
                                             const TargetOrder order) {
-    for (std::size_t e = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; e < S::kImageEntries;
-         e += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    for (Index e = global_thread_index(); e < S::kImageEntries; e += grid_thread_count()) {
         const int warp_step = static_cast<int>(e / S::kFragmentEntries);  // q * kWarpRows + w
         const int q = warp_step / S::kWarpRows;
         const int w = warp_step % S::kWarpRows;

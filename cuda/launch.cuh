@@ -46,6 +46,13 @@ __device__ inline void wait_for_previous_kernel() {
 #endif
 }
 
+// 64-bit thread indices for grid-stride loops: blockIdx.x * blockDim.x alone
+// is a 32-bit product and wraps for states of 2^32 amplitudes.
+__device__ __forceinline__ Index global_thread_index() {
+    return static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+__device__ __forceinline__ Index grid_thread_count() { return static_cast<Index>(gridDim.x) * blockDim.x; }
+
 // Blocks for a grid-stride loop over `work` items with `threads` per block.
 inline unsigned grid_stride_blocks(Index work, int threads, int blocks_per_sm = 8) {
     const Index needed = (work + threads - 1) / threads;

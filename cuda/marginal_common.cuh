@@ -18,6 +18,7 @@
 #include <type_traits>
 
 #include "device_complex.cuh"
+#include "launch.cuh"
 #include "marginal_fixed_bits.hpp"
 #include "marginal_state_loads.hpp"
 #include "qmarg/bits.hpp"
@@ -103,13 +104,6 @@ void with_state_loads(StateLoads loads, F&& f) {
 __device__ __forceinline__ Index marginal_bin(Index index, const QubitList& qubits) {
     return gather_bits(index, qubits.qubits, qubits.count);
 }
-
-// 64-bit thread indices: blockIdx.x * blockDim.x alone is a 32-bit product and
-// wraps for states of 2^32 amplitudes.
-__device__ __forceinline__ Index global_thread_index() {
-    return static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;
-}
-__device__ __forceinline__ Index grid_thread_count() { return static_cast<Index>(gridDim.x) * blockDim.x; }
 
 // Blocks for one thread per item, as the seed launches. Past the device's grid
 // limit (2^31 - 1 blocks, i.e. states beyond 2^38 amplitudes) the grid is
