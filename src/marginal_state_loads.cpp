@@ -66,7 +66,11 @@
 // priority back after the call, one applypriority per line in one more
 // kernel) kept it in L2 back to back too (n = 26, k = 20 descending +0.033
 // to +0.036) but cost 1.4 to 7.7 us a call at n = 24 against evict-first
-// loads alone; not kept.
+// loads alone; not kept. The same stores with no kernel after them gain
+// 0.04 to 0.07 back to back (double n = 24, k = 20), and nothing with the
+// output in eight buffers in turn, while the lines they keep slow a later
+// L2-resident read by about 10 % (docs/marginal_engine.md, "Open points");
+// not kept either.
 #include "marginal_state_loads.hpp"
 
 namespace qmarg {
