@@ -239,7 +239,8 @@ constexpr int ring_slots() {
 //       the whole matrix, and two raw tiles: 77 and 86 KiB; float k = 7
 //       4 KiB more, for the raw chunk; double k = 7, 8 are DirectA shapes:
 //       no matrix stages, their count the X prefetch's commit groups, and
-//       at k = 7 each A fragment is read from L2 by both warp columns)
+//       at k = 7 each A fragment is read by both warp columns, the second
+//       time from L1: load_matrix_fragments)
 // With 16 x 16 warp tiles, chunks of 32 halved the barriers per product and
 // paid at k = 8 (36.4 -> 40.5 TFLOP/s on low targets, 34.8 -> 37.0 on high
 // ones); with 16 x 32 tiles a 32-deep stage no longer fits beside the X
@@ -323,6 +324,14 @@ constexpr int ring_slots() {
 // form at 1860 MHz, these shapes at 1710-1815 (bench/power_sampler.hpp). At
 // double k = 5 the same form (64 columns) was within 1 to 3 % of the ring
 // kernel either way.
+// Nor did double k = 6 gain on double k = 7's shape with its A fragments
+// from L2 and L1 (DirectA; 16 x 32 warp tiles, 4 x 2 warps, 64 columns, one
+// pass, three stages, one block per multiprocessor, 254 registers; on its
+// own two blocks 224 bytes spill): against these shapes (n = 30, ms low /
+// high / scattered / descending, two runs each, alternating: 14.19-14.35 /
+// 15.34-15.35 / 15.67-15.90 / 14.35-14.47) it took 14.52-14.61 /
+// 15.05 / 15.34-15.38 / 14.71-14.82, at 1770-1860 MHz where these ran at
+// 1605-1785.
 template <int K, class Real>
 struct OneBlockShape {
     // Double k = 7 takes 64 columns, 16 x 32 warp tiles and three stages on

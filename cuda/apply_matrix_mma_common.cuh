@@ -790,17 +790,36 @@ struct MatrixFragments {
 // Loads this lane's fragments of step q (of the block's own steps) from the
 // images in fragment order (make_fragment_images_kernel) for warp row
 // `warp_row`: each load instruction of a warp reads 512 contiguous bytes.
-// They are cached in L2 only: every block reads the whole matrix once per
-// tile, and L1 would hold each line for one read.
+// Where the block's warps stand in one column (kWarpCols = 1: k = 8 and the
+// cluster shapes) every block reads the whole matrix once per tile, and L1
+// would hold each line for one read, so the loads are cached in L2 only.
+// Where they stand in several (double k = 7: two), the warps of a warp row
+// read the same lines within a step of each other, and the loads are cached
+// in L1 too, so that L1 serves the second read. Measured on an H100 (double
+// k = 7, n = 30, ms low / high / scattered / descending, alternating, in two
+// commands on two machines of three and two runs each): L2 only
+// 23.17-23.73 / 23.68-23.93 / 23.11-23.21 / 23.28-23.47 and 22.72-23.28 /
+// 23.88-24.47 / 22.80-22.87 / 23.25-23.33, through L1 23.06-23.34 /
+// 22.98-23.09 / 22.60-22.72 / 23.05-23.28 and 22.69-22.89 / 23.44-23.52 /
+// 22.50-22.56 / 22.89-23.12 (0.84-0.86 / 0.83-0.86 / 0.86-0.87 / 0.84-0.85
+// of the floor). Through L1 at k = 8 too (each line read once there), as
+// a runtime branch in one build: 2 to 3 % slower.
 template <class S>
 __device__ __forceinline__ void load_matrix_fragments(MatrixFragments<S>& f, const double2* images, int q,
                                                       int warp_row) {
     const double2* src =
         images + (static_cast<std::size_t>(q) * S::kWarpRows + warp_row) * S::kFragmentEntries + threadIdx.x % 32;
 #pragma unroll
-    for (int d = 0; d < S::kChunk / 8; ++d)
+    for (int d = 0; d < S::kChunk / 8; ++d) {
 #pragma unroll
-        for (int u = 0; u < 4; ++u) f.u[d][u] = __ldcg(src + (d * 4 + u) * 32);
+        for (int u = 0; u < 4; ++u) {
+            if constexpr (S::kWarpCols > 1) {
+                f.u[d][u] = __ldca(src + (d * 4 + u) * 32);
+            } else {
+                f.u[d][u] = __ldcg(src + (d * 4 + u) * 32);
+            }
+        }
+    }
 }
 
 // multiply_chunk with the A fragments in registers (DirectA shapes).
