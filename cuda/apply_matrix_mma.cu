@@ -265,15 +265,16 @@ constexpr int ring_slots() {
 // 0.78 / 0.75 / 0.69-0.70, with four 0.79 / 0.76-0.77 / 0.65-0.66, with two
 // 32-deep stages 0.78 / 0.70 / 0.66-0.67; 16 x 32 tiles and 32 columns (k =
 // 8's shape, one pass) 0.72-0.73 / 0.71-0.72 / 0.63-0.64. That shape again
-// with the A fragments from L2 (DirectA, as now; each fragment then read once
-// a block, where the present shape's two warp columns each read it), two or
-// three stages (254 and 252 registers, no spills), was level or slower in
-// every layout (n = 30, ms low / high / scattered / descending, two runs
-// each, alternating in one command): 22.39-22.52 / 23.28 / 22.48-22.54 /
-// 23.28-23.35 for this shape against 22.82-23.35 / 23.33-23.46 /
-// 23.14-23.36 / 23.57-23.59. Float k = 7 keeps
-// its shape: the 64-column one measured 0.81-0.84 / 0.88 / 0.77 against
-// 0.79 / 0.87-0.88 / 0.84, and its raw chunk needs two stages (MmaShapeOf).
+// with the A fragments from L2 (DirectA; each fragment then read once a
+// block, where the present shape's two warp columns each read it, both from
+// L2 at the time), two or three stages (254 and 252 registers, no spills),
+// was level or slower in every layout (n = 30, ms low / high / scattered /
+// descending, two runs each, alternating in one command): 22.39-22.52 /
+// 23.28 / 22.48-22.54 / 23.28-23.35 for the present shape against
+// 22.82-23.35 / 23.33-23.46 / 23.14-23.36 / 23.57-23.59 for k = 8's. Float
+// k = 7 keeps its shape: the 64-column one measured 0.81-0.84 / 0.88 / 0.77
+// against 0.79 / 0.87-0.88 / 0.84, and its raw chunk needs two stages
+// (MmaShapeOf).
 // Nor did double k = 7 gain from the 16 x 32 tiles on two blocks of 4
 // warps (32 columns, 64-row passes, two stages, 102 KiB and 232 registers
 // each, no spills), where one block's barriers, copies and stores could
