@@ -560,8 +560,8 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
                 const double2* const mt =
                     ms + stage_read * S::kStageEntries + (warp_row0 / 2 + g) * S::kPairStride + t;
                 multiply_chunk<S, S::kXStride, dmma_by_product<S, Real>()>(acc, mt, xs, col0 + g, kc + t);
+                stage_read = stage_read == S::kStages - 1 ? 0 : stage_read + 1;
             }
-            if constexpr (!S::kDirectA) stage_read = stage_read == S::kStages - 1 ? 0 : stage_read + 1;
 
             if (q % S::kChunksPerPass == S::kChunksPerPass - 1) {
                 // End of a pass: its rows are final. Every thread passed

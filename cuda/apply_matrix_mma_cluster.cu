@@ -135,8 +135,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     const int rank = static_cast<int>(cluster.block_rank());
     const int row0 = rank * S::kRows;
     // This block's steps of the matrix's fragments (make_fragment_images_kernel).
-    const double2* images =
-        all_images + static_cast<std::size_t>(rank) * S::kSteps * S::kWarpRows * S::kFragmentEntries;
+    const double2* images = all_images + static_cast<std::size_t>(rank) * S::kSteps * S::kStepImageEntries;
     const int warp_row = threadIdx.x / 32 % S::kWarpRows;
     MatrixFragments<S> next_a;  // the next step's A fragments
 

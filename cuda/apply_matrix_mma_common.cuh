@@ -107,10 +107,11 @@ struct MmaShapeOf {
     static constexpr int kMatrixStages = kDirectA ? 0 : kStages;       // stages in shared memory
     // A warp's A fragments for one step, in 16-byte units (DirectA).
     static constexpr int kFragmentEntries = kChunk / 8 * 4 * 32;
-    // All images (matrix_images: stage images, or fragment order for DirectA):
-    // every step's, for every block of a cluster.
-    static constexpr std::size_t kImageEntries =
-        static_cast<std::size_t>(kCluster) * kSteps * (kDirectA ? kWarpRows * kFragmentEntries : kStageEntries);
+    // One block's images of one step (matrix_images: a stage image, or every
+    // warp row's fragments for DirectA), and all of them: every step's, for
+    // every block of a cluster (block r's from r * kSteps * kStepImageEntries).
+    static constexpr int kStepImageEntries = kDirectA ? kWarpRows * kFragmentEntries : kStageEntries;
+    static constexpr std::size_t kImageEntries = static_cast<std::size_t>(kCluster) * kSteps * kStepImageEntries;
     static constexpr int kMinBlocks = MinBlocks;
     static constexpr bool kPrefetchX = PrefetchX;
     static constexpr bool kRawX = RawX;
