@@ -416,11 +416,11 @@ using MmaShape = typename OneBlockShape<K, Real>::type;
 // four chunks at a time, at every second or fourth step (the rows of the chunks
 // multiplied since the last fetch; a barrier only at those steps, so k = 7
 // keeps 7 or 5 of its 16 barriers and k = 8 11 or 7 of its 32; the copies still
-// get two steps before a wait). Measured on an H100 (n = 30, fraction of the
-// floor, low / high / scattered / descending, two runs each, alternating in one
-// command): k = 7 0.856-0.860 / 0.827-0.829 / 0.854-0.855 / 0.842-0.845 as
-// here, in pairs 0.773-0.775 / 0.784-0.794 / 0.794-0.798 / 0.765-0.767, in
-// fours 0.837-0.846 / 0.743-0.747 / 0.778-0.779 / 0.814-0.818; k = 8
+// get at least two steps before a wait). Measured on an H100 (n = 30, fraction
+// of the floor, low / high / scattered / descending, two runs each, alternating
+// in one command): k = 7 0.856-0.860 / 0.827-0.829 / 0.854-0.855 / 0.842-0.845
+// as committed, in pairs 0.773-0.775 / 0.784-0.794 / 0.794-0.798 / 0.765-0.767,
+// in fours 0.837-0.846 / 0.743-0.747 / 0.778-0.779 / 0.814-0.818; k = 8
 // 0.947-0.948 / 0.935-0.939 / 0.941-0.945 / 0.942-0.956 against 0.925-0.935 /
 // 0.905-0.920 / 0.914-0.920 / 0.928-0.934 and 0.897 / 0.885-0.893 / 0.897 /
 // 0.897-0.898. The grouped forms ran at a higher clock (k = 7 1815-1965 MHz in
