@@ -601,15 +601,13 @@ __device__ __forceinline__ void widen_raw_x(double2* xs, const float2* raw, cons
 // registers, the loads of kBatch chunks in flight at a time; the stores are
 // visible after the caller's next barrier. The cluster kernel stages this
 // way, after prefetch_x_tile: its peers read these rows from this block's
-// shared memory, and with the rows copied by cp.async instead,
-// compute-sanitizer racecheck reports hazards between the copies and the
-// peers' reads; with ordinary stores it reports none. Measured on an H100
-// (k = 10, low / high targets, two runs each, alternating) while the
-// cluster kernel still staged the matrix in shared memory: double n = 30
-// 0.645 / 0.629 -> 0.663 / 0.645 of the floor against cp.async, float n =
-// 28 0.64-0.66 -> 0.69-0.70 against one chunk's loads at a time. With the
-// fragments from L2, cp.async measured 1 to 3 % faster than these loads
-// with prefetch_x_tile (apply_matrix_mma_cluster.cu has the times).
+// shared memory, and racecheck follows ordinary stores there where it
+// reports hazards for cp.async copies (apply_matrix_mma_cluster.cu has that
+// and the times against cp.async). Measured on an H100 (k = 10, low / high
+// targets, two runs each, alternating) while the cluster kernel still staged
+// the matrix in shared memory: double n = 30 0.645 / 0.629 -> 0.663 / 0.645
+// of the floor against cp.async, float n = 28 0.64-0.66 -> 0.69-0.70 against
+// one chunk's loads at a time.
 template <class S, class Real>
 __device__ __forceinline__ void load_x_tile(double2* xs, const DeviceComplex<Real>* amps, Index base,
                                             const XStaging& x, const Index* offsets, const unsigned* cells,
