@@ -448,6 +448,16 @@ __device__ inline XStaging make_x_staging(const TileLayout& layout, int row0, In
 // the block's rows and unit 4 + t their imaginary parts. x_real_slot gives
 // the real part's double of the X cell (column << 16 | row) for rows of the
 // block's own chunk c; the imaginary part is kXImagOffset doubles on.
+// Whole amplitudes did not pay here: X as (Re X, Im X) units, each copied
+// by one 16-byte cp.async (.cg, past L1), with every 16 x 8 x 8 product
+// split into two m16n8k4 ones (their B fragment one double, fed by the
+// loaded units without register moves), was correct and slower from k = 5
+// on (double n = 30 on an H100, fraction of the floor, alternating): k = 7
+// 0.84-0.86 -> 0.74-0.81, k = 8 0.94-0.96 -> 0.86-0.90, k = 5 on high
+// targets 0.91 -> 0.73. Each half alone lost too: the split products on
+// this layout (twice the DMMA instructions) 6 to 20 %, whole amplitudes
+// with m16n8k8 products 3 to 23 %, most on high targets. The table is in
+// bench/results/README.md ("X as whole amplitudes").
 constexpr int kXImagOffset = 8;
 template <class S>
 __device__ __forceinline__ double* x_real_slot(double2* xs, unsigned cell, int c) {
