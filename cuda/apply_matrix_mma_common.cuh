@@ -455,11 +455,11 @@ __device__ inline XStaging make_x_staging(const TileLayout& layout, int row0, In
 // on (double n = 30 on an H100, fraction of the floor, alternating): k = 7
 // 0.84-0.86 -> 0.74-0.81, k = 8 0.94-0.96 -> 0.86-0.90, k = 5 on high
 // targets 0.91 -> 0.73. Each half alone lost too: the split products on
-// this layout 6 to 20 % (ptxas put each product 3 to 18 DMMAs after the
-// one whose sums it adds to, half the work apart that the m16n8k8 form's 4
-// to 19 are; an order keeping the halves further apart was not tried),
-// whole amplitudes with m16n8k8 products 3 to 23 %, most on high targets.
-// The table is in bench/results/README.md ("X as whole amplitudes").
+// this layout 6 to 20 %, also with each slice's first halves all issued
+// before its second halves; whole amplitudes with m16n8k8 products 3 to
+// 23 %, most on high targets, also with each column's rows swizzled so that
+// the 16-byte copies of a warp fall on distinct bank groups. The table is
+// in bench/results/README.md ("X as whole amplitudes").
 constexpr int kXImagOffset = 8;
 template <class S>
 __device__ __forceinline__ double* x_real_slot(double2* xs, unsigned cell, int c) {
