@@ -20,9 +20,9 @@
 // busy):
 //   m8n8k4   33 TFLOP/s  (half rate on sm_90: the sm_80 shape)
 //   m16n8k4  66 TFLOP/s with 8 warps per multiprocessor, 60 with 4 (a
-//            native DMMA.16x8x4 on sm_90; m16n8k8 64 with 4), but the gate
-//            kernels with each m16n8k8 split into two ran 6 to 20 % slower,
-//            in either order of the halves (x_real_slot in
+//            native DMMA.16x8x4 on sm_90; m16n8k8 64 with 4 in that run),
+//            but the gate kernels with each m16n8k8 split into two ran 6 to
+//            20 % slower, in either order of the halves (x_real_slot in
 //            apply_matrix_mma_common.cuh), so none uses it
 //   m16n8k8  66 TFLOP/s
 //   m16n8k16 66 TFLOP/s, but ptxas needed 180 to 216 registers per thread for
