@@ -375,22 +375,28 @@ using MmaShape = typename OneBlockShape<K, Real>::type;
 // 20 / 16 / 16 % slower.
 
 // Whether step q of a tile needs barrier (B) in a DirectA shape, which
-// streams no matrix stages: only the X prefetch needs it. A double state's X
-// copies issued at step q are complete after the wait of step q + 2 (with
-// two stages they join step q + 1's group and the wait at q + 2 takes every
-// group; with three they close their own group, and the wait at q + 2 takes
-// all but the one of step q + 1), so:
-//   - steps 0..2 make visible the rows fetched at the previous tile's last
-//     two steps and at step 0 (the last chunk's), read from step
-//     kChunksPerPass - 3 >= 0 on; the rows fetched before them are visible
-//     by the barriers of the previous tile's last pass (below). The first
-//     pass's store, at step kChunksPerPass - 1 >= 2, thus follows the
-//     barrier after which the whole tile has been read from global memory.
-//   - in a last pass with a next tile, each step overwrites the rows the
-//     step before it multiplied (and, at step 0, the last chunk's), so every
-//     thread must be done with that step.
-// Other steps read rows that are already visible and write none: double k = 8
-// skips 14 of its 32 barriers a tile, k = 7 6 of 16.
+// streams no matrix stages: only the X prefetch needs it, and its copies
+// are issued after each step's products. A double state's X copies issued
+// at step q are complete after the wait of step q + 2 (with two stages they
+// join step q + 1's group and the wait at q + 2 takes every group; with
+// three they close their own group, and the wait at q + 2 takes all but the
+// one of step q + 1), and at the next tile's step 0 every copy but the last
+// step's is complete, so steps 0..2 make visible all the rows fetched for
+// the tile: at the previous tile's last pass and at step 0 (the last
+// chunk's, read at step kChunksPerPass - 1 >= 2). The first pass's
+// store, at step kChunksPerPass - 1 >= 2, thus follows the barrier after
+// which the whole tile has been read from global memory. Other steps read
+// rows that are already visible.
+// In a last pass with a next tile each step's copies overwrite the rows the
+// step before it multiplied (and, at step 0, the last chunk's), so every
+// thread must be done with that step. At step 0 barrier (B) sees to it; in
+// the last pass a split barrier (split_barrier_wait in
+// apply_matrix_mma_common.cuh): each thread arrives once it has done a
+// step's products and waits only after its next step's, before that step's
+// copies, so a thread waits for a slower one only when that one is a whole
+// step of products behind, where barrier (B) at each step held every warp's
+// products up until the last warp arrived. Double k = 8 keeps 3 of its 32
+// barriers a tile, k = 7 3 of 16.
 // Measured on an H100 (double, n = 30, fraction of the floor, low / high /
 // scattered / descending, alternating in one command, two runs each, and
 // again in a second with the cluster kernel's change; the matrix stages
@@ -428,10 +434,11 @@ using MmaShape = typename OneBlockShape<K, Real>::type;
 // than the barriers it saves, so a steady stream of it is what these kernels
 // need.
 template <class S>
-__device__ __forceinline__ bool x_barrier_step(int q, bool has_next) {
+__device__ __forceinline__ bool x_barrier_step(int q) {
     static_assert(S::kStages == 2 || S::kStages == 3, "X copies complete two steps after they are issued");
     static_assert(S::kChunksPerPass >= 3, "a tile's first pass reads the last fetched rows after step 2");
-    return q <= 2 || (has_next && q > S::kSteps - S::kChunksPerPass);
+    static_assert(S::kSteps - S::kChunksPerPass >= 3, "the last pass starts after the barrier steps");
+    return q <= 2;
 }
 
 // kNeighbours: qubit 0 is free (pair_stores in apply_matrix_mma_common.cuh).
@@ -452,6 +459,11 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
 
     Index col_offset[S::kTileCols][2];
     Index lane_row_offset[2];
+    [[maybe_unused]] std::uint64_t* const split = MmaShared<S>(shared_bytes).split_barrier();
+    if constexpr (S::kSplitBarriers > 0) {
+        if (threadIdx.x == 0) split_barrier_init(split, kMmaThreads);  // before set_up_one_block's barrier
+    }
+    [[maybe_unused]] unsigned split_parity = 0;  // of the split barrier's next phase
     const XStaging x = set_up_one_block<S, Real>(layout, place, x_offsets, x_cells, chunk_offset, col_offset,
                                                  lane_row_offset);
 
@@ -500,7 +512,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
         // fragment loads and run out of registers.
 #pragma unroll 1
         for (int q = 0; q < S::kSteps; ++q) {
-            if (!S::kDirectA || x_barrier_step<S>(q, has_next)) {
+            if (!S::kDirectA || x_barrier_step<S>(q)) {
                 // Groups committed after chunk q's: the kStages - 2 chunks after it.
                 __pipeline_wait_prior(S::kStages - 2);
                 __syncthreads();  // (B) chunk q (and the X rows it multiplies) from every thread is visible;
@@ -516,19 +528,19 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
                     copy_matrix_chunk<S>(ms, images, ahead < S::kSteps ? ahead : ahead - S::kSteps, stage_write);
                 }
             }
+            // Rows of chunk c are dead once the last pass has multiplied
+            // them (the previous step): the next tile's rows take their
+            // place. The last chunk's rows die with the tile, so they are
+            // fetched at step 0 of the tile that needs them.
+            [[maybe_unused]] int chunk = -1;  // the chunk of X this step fetches (kPrefetchX), from tile `from`
+            [[maybe_unused]] Index from = base;
+            if (S::kPrefetchX && q >= S::kSteps - S::kChunksPerPass + 1 && has_next) {
+                chunk = q % S::kChunksPerPass - 1;
+                from = next_base;
+            } else if (S::kPrefetchX && q == 0 && !first) {
+                chunk = S::kChunksPerPass - 1;
+            }
             if constexpr (S::kPrefetchX) {
-                // Rows of chunk c are dead once the last pass has multiplied
-                // them (the previous step): the next tile's rows take their
-                // place. The last chunk's rows die with the tile, so they are
-                // fetched at step 0 of the tile that needs them.
-                int chunk = -1;  // the chunk of X this step fetches, from tile `from`
-                Index from = base;
-                if (q >= S::kSteps - S::kChunksPerPass + 1 && has_next) {
-                    chunk = q % S::kChunksPerPass - 1;
-                    from = next_base;
-                } else if (q == 0 && !first) {
-                    chunk = S::kChunksPerPass - 1;
-                }
                 if constexpr (S::kRawChunk) {
                     // Each chunk is widened one step after its copy was
                     // issued (the step's wait completed it): it is read again
@@ -546,9 +558,11 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
                 } else {
                     // kXJoinsNextGroup: the step's group closes before its X copies.
                     if constexpr (kXJoinsNextGroup) __pipeline_commit();
-                    // A tile that has a next one, or a next tile's: no repeats.
-                    if (chunk >= 0) {
-                        stage_x_chunk<S, Real, false>(xs, amps, from, chunk, x, x_offsets, x_cells, chunk_offset);
+                    // A tile that has a next one, or a next tile's: no
+                    // repeats. DirectA shapes issue the copies after the
+                    // step's products (below).
+                    if (!S::kDirectA && chunk >= 0) {
+                        prefetch_x_chunk<S>(xs, amps, from, chunk, x, x_offsets, x_cells, chunk_offset);
                     }
                 }
             } else if (q == 0 && !first) {
@@ -560,7 +574,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
                 __pipeline_wait_prior(0);
                 __syncthreads();
             }
-            if constexpr (!kXJoinsNextGroup) __pipeline_commit();  // possibly empty: one group per step
+            if constexpr (!kXJoinsNextGroup && !S::kDirectA) __pipeline_commit();  // possibly empty: one group a step
 
             const int kc = (q % S::kChunksPerPass) * S::kChunk;
             if constexpr (S::kDirectA) {
@@ -571,6 +585,19 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
                     load_matrix_fragments<S>(next_a, images, q + 1 < S::kSteps ? q + 1 : 0, warp_row);
                 }
                 multiply_chunk<S, S::kXStride>(acc, a, xs, col0 + g, kc + t);
+                // The X prefetch, behind the products it no longer holds up,
+                // and the split barrier of the last pass (x_barrier_step):
+                // its phases are the steps kSteps - kChunksPerPass ..
+                // kSteps - 2, each complete when every thread has done that
+                // step's products, and the next step waits for it before its
+                // copies overwrite the rows those products read.
+                if (has_next && q > S::kSteps - S::kChunksPerPass) {
+                    split_barrier_wait(split, split_parity);
+                    split_parity ^= 1u;
+                }
+                if (chunk >= 0) prefetch_x_chunk<S>(xs, amps, from, chunk, x, x_offsets, x_cells, chunk_offset);
+                if constexpr (!kXJoinsNextGroup) __pipeline_commit();  // possibly empty: one group a step
+                if (has_next && q >= S::kSteps - S::kChunksPerPass && q <= S::kSteps - 2) split_barrier_arrive(split);
             } else {
                 const double2* const mt =
                     ms + stage_read * S::kStageEntries + (warp_row0 / 2 + g) * S::kPairStride + t;

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <complex>
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 #include "apply_matrix.cuh"
@@ -135,12 +136,15 @@ struct MmaShapeOf {
     // The cluster kernel's two slots for the next unit of work it runs
     // (apply_matrix_mma_cluster_kernel).
     static constexpr int kUnitSlots = kCluster > 1 ? 2 : 0;
+    // DirectA shapes: the split barrier of a tile's last pass (one 8-byte
+    // mbarrier; x_barrier_step in apply_matrix_mma.cu).
+    static constexpr int kSplitBarriers = kDirectA ? 1 : 0;
     static constexpr std::size_t kSharedBytes =
         (static_cast<std::size_t>(kXSlots) * kXSlotEntries + static_cast<std::size_t>(kMatrixStages) * kStageEntries +
          static_cast<std::size_t>(kBStages) * kColumns * kBStride) *
             sizeof(double2) +
         static_cast<std::size_t>(kRawEntries) * 2 * sizeof(float) + kXPerThread * (sizeof(Index) + sizeof(unsigned)) +
-        (kOwnChunks + kUnitSlots) * sizeof(Index);
+        (kOwnChunks + kUnitSlots + kSplitBarriers) * sizeof(Index);
 
     static_assert(K >= 4 && K <= kMaxGateTargets, "the DMMA path takes 4..10 targets");
     static_assert(kWarpRows * kWarpCols * 32 == kMmaThreads, "8 warps");
@@ -302,7 +306,8 @@ __device__ __forceinline__ void copy_first_matrix_chunks(double2* ms, const doub
 // The dynamic shared memory of the kernels, in the order kSharedBytes counts
 // it: the X tile (kXSlots of them in the ring kernel), the matrix stages, the cluster form's X stages (none
 // elsewhere), the raw copies of X (RawX and RawChunk shapes only), the staging
-// tables with the cluster form's unit slots among them. The kernels keep no
+// tables with the cluster form's unit slots and the DirectA shapes' split
+// barrier among them. The kernels keep no
 // static shared memory: 16 bytes of it, which put this region 16 bytes
 // further on, made the cluster kernel 12 % slower (H100, double n = 30, k =
 // 9, two runs each, alternating: 93.7 -> 105.5 ms).
@@ -322,9 +327,13 @@ struct MmaShared {
           raw(reinterpret_cast<float2*>(xb + S::kBStages * S::kColumns * S::kBStride)),
           x_offsets(reinterpret_cast<Index*>(raw + S::kRawEntries)),
           chunk_offset(x_offsets + S::kXPerThread),
-          x_cells(reinterpret_cast<unsigned*>(chunk_offset + S::kOwnChunks + S::kUnitSlots)) {}
+          x_cells(reinterpret_cast<unsigned*>(chunk_offset + S::kOwnChunks + S::kUnitSlots + S::kSplitBarriers)) {}
     // The cluster kernel's unit slots (S::kUnitSlots of them).
     __device__ Index* unit_slots() const { return chunk_offset + S::kOwnChunks; }
+    // The DirectA shapes' split barrier (S::kSplitBarriers of them).
+    __device__ std::uint64_t* split_barrier() const {
+        return reinterpret_cast<std::uint64_t*>(chunk_offset + S::kOwnChunks + S::kUnitSlots);
+    }
 };
 
 // The cell of a staging-table entry that repeats an earlier one (small
@@ -508,6 +517,30 @@ __device__ __forceinline__ void stage_x_chunk(double2* xs, const DeviceComplex<R
             put_x<S>(xs, x.thread_cell | cells[j], c, from[offsets[j]]);
         }
     }
+}
+
+// stage_x_chunk for the one-block kernel's X prefetch (a double state's
+// chunks of tiles of large states), with all the thread's table entries read
+// before its first copy. In stage_x_chunk each copy's addresses wait for its
+// own entries, and the compiler keeps the next entries' reads behind that
+// copy (it might write them): a chain of shared-memory latencies per
+// element, which the threads ran right after the step's barrier, the DMMA
+// pipe idle. Here the reads are issued together and the copies follow.
+template <class S>
+__device__ __forceinline__ void prefetch_x_chunk(double2* xs, const double2* amps, Index base, int c,
+                                                 const XStaging& x, const Index* offsets, const unsigned* cells,
+                                                 const Index* chunk_offset) {
+    if (!x.active) return;
+    const double2* from = x_chunk_source(amps, base, c, x, chunk_offset);
+    Index offset[S::kXPerThread];
+    unsigned cell[S::kXPerThread];
+#pragma unroll
+    for (int j = 0; j < S::kXPerThread; ++j) {
+        offset[j] = offsets[j];
+        cell[j] = x.thread_cell | cells[j];
+    }
+#pragma unroll
+    for (int j = 0; j < S::kXPerThread; ++j) copy_x_async<S>(xs, cell[j], c, from + offset[j]);
 }
 
 // A chunk of X in flight through registers: loaded by load_x_chunk and
@@ -1000,6 +1033,41 @@ __device__ __forceinline__ XStaging set_up_one_block(const TileLayout& layout, c
     lane_offsets<S>(layout, place.warp_row0, place.col0, place.g, place.t, col_offset, lane_row_offset);
     __syncthreads();  // the staging tables are complete before any thread reads them
     return x;
+}
+
+// An mbarrier in shared memory that all kMmaThreads threads of a block
+// arrive at once per phase: split_barrier_wait(bar, p) returns once the
+// phase of parity p is complete (the phases alternate, starting at 0). The
+// arrival releases the thread's earlier shared-memory reads and the wait
+// acquires every arrived thread's.
+__device__ __forceinline__ unsigned shared_address(const void* p) {
+    return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void split_barrier_init(std::uint64_t* bar, unsigned count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_address(bar)), "r"(count) : "memory");
+}
+__device__ __forceinline__ void split_barrier_arrive(std::uint64_t* bar) {
+    // The arrival's state is not needed (the waits go by parity): the sink.
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(shared_address(bar)) : "memory");
+}
+__device__ __forceinline__ void split_barrier_wait(std::uint64_t* bar, unsigned parity) {
+#if __CUDA_ARCH__ >= 900
+    asm volatile(
+        "{\n\t.reg .pred done;\n"
+        "WAIT:\n\t"
+        "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n\t"
+        "@!done bra WAIT;\n}" ::"r"(shared_address(bar)),
+        "r"(parity)
+        : "memory");
+#else
+    asm volatile(
+        "{\n\t.reg .pred done;\n"
+        "WAIT:\n\t"
+        "mbarrier.test_wait.parity.shared::cta.b64 done, [%0], %1;\n\t"
+        "@!done bra WAIT;\n}" ::"r"(shared_address(bar)),
+        "r"(parity)
+        : "memory");
+#endif
 }
 
 // Zeros the columns a small state's (only) tile lacks, so the products read
