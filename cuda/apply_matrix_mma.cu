@@ -396,7 +396,12 @@ using MmaShape = typename OneBlockShape<K, Real>::type;
 // copies, so a thread waits for a slower one only when that one is a whole
 // step of products behind, where barrier (B) at each step held every warp's
 // products up until the last warp arrived. Double k = 8 keeps 3 of its 32
-// barriers a tile, k = 7 3 of 16.
+// barriers a tile, k = 7 3 of 16. Measured on an H100 (double, n = 30,
+// fraction of the floor, four layouts, two runs each, alternating; the
+// table in bench/results/README.md, "A split barrier for the last pass"):
+// k = 8 0.93-0.96 -> 0.96-0.99, k = 7 0.83-0.87 -> 0.84-0.88; the copies
+// after the products with barrier (B) kept at every last-pass step took k =
+// 7 to 0.71-0.76.
 // Measured on an H100 (double, n = 30, fraction of the floor, low / high /
 // scattered / descending, alternating in one command, two runs each, and
 // again in a second with the cluster kernel's change; the matrix stages
