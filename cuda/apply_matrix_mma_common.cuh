@@ -1052,22 +1052,18 @@ __device__ __forceinline__ void split_barrier_arrive(std::uint64_t* bar) {
 }
 __device__ __forceinline__ void split_barrier_wait(std::uint64_t* bar, unsigned parity) {
 #if __CUDA_ARCH__ >= 900
-    asm volatile(
-        "{\n\t.reg .pred done;\n"
-        "WAIT:\n\t"
-        "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n\t"
-        "@!done bra WAIT;\n}" ::"r"(shared_address(bar)),
-        "r"(parity)
-        : "memory");
+#define QMARG_MBARRIER_WAIT "mbarrier.try_wait.parity"  // waits in hardware a while before it fails
 #else
+#define QMARG_MBARRIER_WAIT "mbarrier.test_wait.parity"
+#endif
     asm volatile(
         "{\n\t.reg .pred done;\n"
-        "WAIT:\n\t"
-        "mbarrier.test_wait.parity.shared::cta.b64 done, [%0], %1;\n\t"
+        "WAIT:\n\t" QMARG_MBARRIER_WAIT
+        ".shared::cta.b64 done, [%0], %1;\n\t"
         "@!done bra WAIT;\n}" ::"r"(shared_address(bar)),
         "r"(parity)
         : "memory");
-#endif
+#undef QMARG_MBARRIER_WAIT
 }
 
 // Zeros the columns a small state's (only) tile lacks, so the products read
