@@ -160,8 +160,10 @@
 //     4..7, rows t and t + 4 in one unit (x_real_slot in
 //     apply_matrix_mma_common.cuh), for all c < kColumns and every row of
 //     chunk 8 b / kChunk, from the barrier (B) of the first step that
-//     multiplies that chunk until the barrier (B) of the step after the
-//     tile's last pass multiplied it (or the tile's end). Between those
+//     multiplies that chunk (in DirectA shapes the last barrier (B) at or
+//     before it: steps 0..2) until the barrier (B) of the step after the
+//     tile's last pass multiplied it (in DirectA shapes the split barrier's
+//     wait in that step; x_barrier_step), or the tile's end. Between those
 //     barriers nothing writes those rows. kXStride = D + 4 makes a B-fragment
 //     load (lanes g, t read column g, unit 8d + t) hit 8 different 16-byte
 //     bank groups per quarter warp.
