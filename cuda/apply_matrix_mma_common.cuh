@@ -276,10 +276,12 @@ TileLayout mma_tile_layout(const GateQubits& gate, const TargetOrder& order, int
 // each, alternating, every layout; ptxas freed 20 to 35 registers at k = 7,
 // 8): double k = 7, 8 1 to 2 % slower, k = 5, 6 5 to 12 % slower, float k = 7
 // 5 to 8 % slower, float k = 8 3 % faster. Every kernel issues a step's
-// copies right after its barrier, before its products: issued after the
-// first half of the products instead (the X prefetch and the cluster form's
-// X exchange too), so that the DMMAs start sooner, they cost 1 to 6 % at
-// double k = 6..10 (n = 30, three layouts, two runs each, alternating).
+// copies right after its barrier, before its products (but the X prefetch
+// of double k = 7, 8, after them behind a split barrier: x_barrier_step in
+// apply_matrix_mma.cu): issued after the first half of the products instead
+// (the X prefetch and the cluster form's X exchange too), so that the DMMAs
+// start sooner, they cost 1 to 6 % at double k = 6..10 (n = 30, three
+// layouts, two runs each, alternating), under a barrier at every step.
 template <class S>
 __device__ __forceinline__ void copy_matrix_chunk(double2* ms, const double2* images, int q, int stage) {
     double2* dst = ms + stage * S::kStageEntries;
