@@ -403,7 +403,14 @@ using MmaShape = typename OneBlockShape<K, Real>::type;
 // table in bench/results/README.md, "A split barrier for the last pass"):
 // k = 8 0.93-0.96 -> 0.96-0.99, k = 7 0.83-0.87 -> 0.84-0.88; the copies
 // after the products with barrier (B) kept at every last-pass step took k =
-// 7 to 0.71-0.76.
+// 7 to 0.71-0.76. Level after it (the same README, "Fragment pairs, one
+// arrival a warp, two stages"): one arrival a warp (__syncwarp, then lane 0,
+// the mbarrier counting 8); double k = 7 on two stages; double k = 8's A
+// fragments in two register sets, taken as fragments[q & 1] in a step loop
+// unrolled by two (no copy of a loop-carried set, whose 32 register moves a
+// step the SASS shows). The same two sets through a lambda called twice an
+// iteration gained 0.2 to 2.8 % at k = 8 and lost 1 to 1.5 % at k = 7 on
+// high targets, but compiled every one-block kernel differently.
 // Measured on an H100 (double, n = 30, fraction of the floor, low / high /
 // scattered / descending, alternating in one command, two runs each, and
 // again in a second with the cluster kernel's change; the matrix stages
@@ -414,8 +421,8 @@ using MmaShape = typename OneBlockShape<K, Real>::type;
 // 0.80-0.81 / 0.83 / 0.82-0.83 -> 0.84-0.87 / 0.80-0.82 / 0.84-0.85 /
 // 0.83-0.84. Without the stages' shared memory (k = 8 130 KiB instead of
 // 202, k = 7 132 instead of 186) the same kernels read k = 8 0.93 to 0.97
-// and k = 7 0.80 to 0.87 (the sweep in bench/results/apply_matrix_H100.json
-// and three runs after it), and with 72 KiB of unused shared memory added to
+// and k = 7 0.80 to 0.87 (the sweep of d1280be's library and three runs
+// after it), and with 72 KiB of unused shared memory added to
 // their launch k = 8 0.86 to 0.90 and k = 7 0.72 to 0.79 (two runs each,
 // alternating): the room goes to the L1 cache, through which X's 8-byte
 // cp.async copies pass (.ca, two per amplitude). Whether L1 serves the
