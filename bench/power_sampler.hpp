@@ -12,8 +12,9 @@
 // H100), and the power-cap flag follows the controller that acts on that
 // average: for runs shorter than the window both still carry the load that
 // came before (on an H100, float gates of 1.5 ms right after the 700 W
-// CGEMM read about 600 W and "capped" at 1965 MHz). The clock is the
-// reading to trust there.
+// CGEMM read about 600 W and "capped" at 1965 MHz, and double k = 1 on qubit
+// 0, 11.8 ms, 350 W as a sweep's first case and 669 W right after double k =
+// 10). The clock is the reading to trust there.
 //
 // NVML ships with the driver, not with the CUDA toolkit, and no Debian
 // package this project builds with provides its header, so the library is
