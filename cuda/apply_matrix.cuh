@@ -63,8 +63,8 @@
 // one, 0.49-0.57 against 0.72-0.80 (low, high and
 // scattered; bench/results/apply_matrix_{tensor_cores,fma_paths}_H100.json;
 // high targets 0.98 in the apply_matrix_H100.json of that time since the
-// direct kernel's rows run 4 a turn, 0.72 in the sweeps since the floor is
-// the fastest copy;
+// direct kernel's rows run 4 a turn, 0.72 to 0.73 in the sweeps since the
+// floor is the fastest copy;
 // 0.16 on low targets before the register kernels read matrices over 2 KiB
 // from shared memory; on an H200 too the FMA path won, 0.50-0.59 against
 // 0.38-0.43, before Gauss's form); k = 6 0.62-0.75 against 0.29-0.42 (tiled);
