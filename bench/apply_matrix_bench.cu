@@ -29,12 +29,17 @@
 // execute, a thread reads the SM clock and the board power from NVML
 // (power_sampler.hpp): counters sm_MHz, power_W and power_capped (the
 // fraction of samples in which the driver held the clock down to stay under
-// the board's power limit), gemm_sm_MHz and gemm_power_W for the GEMM, and
-// the limit in the context (power_limit_W). Without NVML they are left out
-// and the context says why (power_sampling).
+// the board's power limit), temperature_C, gemm_sm_MHz, gemm_power_W and
+// gemm_temperature_C for the GEMM, and the limit in the context
+// (power_limit_W). Without NVML they are left out and the context says why
+// (power_sampling). With NVML each case first runs untimed for
+// --power_settle_ms (1000 by default; 0 for the single warm-up run of
+// sweeps before it): NVML's power is a second-long average, and a case
+// timed at once carried the power, and the clock, of the case before it.
 //
 // Usage: apply_matrix_bench [--double_qubits=30] [--float_qubits=28]
-//                           [--tensor_cores=0] [--fma_paths=0] [benchmark flags]
+//                           [--tensor_cores=0] [--fma_paths=0]
+//                           [--power_settle_ms=1000] [benchmark flags]
 // (0 skips a precision). --tensor_cores=1 runs every gate on k >= 4 targets
 // on the tensor-core kernel, whatever the rule of cuda/apply_matrix.cuh picks,
 // and --fma_paths=1 every gate on the FMA kernels (the register kernel up to
@@ -78,6 +83,7 @@ int g_double_qubits = 30;
 int g_float_qubits = 28;
 bool g_force_tensor_cores = false;
 bool g_force_fma = false;
+int g_power_settle_ms = 1000;
 
 // ---- cuBLAS ---------------------------------------------------------------------
 
@@ -149,13 +155,18 @@ PowerSampler& power_sampler() {
 }
 
 // The median of `runs` timed runs of `work` after `warmup` untimed ones, with
-// the clock and power while the timed ones ran.
+// the clock, power and temperature while the timed ones ran. Where NVML is
+// read, the untimed runs also last g_power_settle_ms at least, so that its
+// power average (about a second) covers the work itself and not the case
+// before it (power_sampler.hpp); the clock then settles where the power
+// controller holds this work.
 struct TimedRuns {
     double ms = 0;
     PowerSummary power;
 };
 TimedRuns time_runs_with_power(const std::function<void()>& work, int runs, int warmup) {
-    time_runs(work, 0, warmup);
+    const double settle_ms = power_sampler().available() ? g_power_settle_ms : 0;
+    run_for_at_least([&] { time_runs(work, 0, 1); }, warmup, settle_ms);
     power_sampler().start();
     TimedRuns timed;
     timed.ms = median(time_runs(work, runs, 0));
@@ -489,6 +500,8 @@ void apply_matrix_case(benchmark::State& st, Layout layout, int k) {
             st.counters["power_capped"] = power.power_capped;
             st.counters["gemm_sm_MHz"] = ctx.gemm_power.sm_mhz;
             st.counters["gemm_power_W"] = ctx.gemm_power.power_w;
+            if (power.temperature_c > 0) st.counters["temperature_C"] = power.temperature_c;
+            if (ctx.gemm_power.temperature_c > 0) st.counters["gemm_temperature_C"] = ctx.gemm_power.temperature_c;
         }
     } catch (const std::exception& e) {
         st.SkipWithError(e.what());
@@ -531,6 +544,11 @@ int main(int argc, char** argv) {
                      fma_paths);
         return 1;
     }
+    g_power_settle_ms = take_flag(argc, argv, "power_settle_ms", g_power_settle_ms);
+    if (g_power_settle_ms < 0 || g_power_settle_ms > 60000) {
+        std::fprintf(stderr, "apply_matrix_bench: --power_settle_ms takes 0 to 60000 (got %d)\n", g_power_settle_ms);
+        return 1;
+    }
     g_force_tensor_cores = tensor_cores == 1;
     g_force_fma = fma_paths == 1;
     benchmark::Initialize(&argc, argv);
@@ -538,6 +556,7 @@ int main(int argc, char** argv) {
     if (!record_gpu("apply_matrix_bench")) return 1;
     if (power_sampler().available()) {
         benchmark::AddCustomContext("power_limit_W", std::to_string(power_sampler().power_limit_w()));
+        benchmark::AddCustomContext("power_settle_ms", std::to_string(g_power_settle_ms));
     } else {
         benchmark::AddCustomContext("power_sampling", power_sampler().unavailable_reason());
         std::fprintf(stderr, "apply_matrix_bench: no clock or power readings: %s\n",

@@ -14,7 +14,10 @@
 // came before (on an H100, float gates of 1.5 ms right after the 700 W
 // CGEMM read about 600 W and "capped" at 1965 MHz, and double k = 1 on qubit
 // 0, 11.8 ms, 350 W as a sweep's first case and 669 W right after double k =
-// 10). The clock is the reading to trust there.
+// 10). So a caller that wants the power of its own work runs that work for
+// longer than the window before it starts the sampler (run_for_at_least).
+// The GPU's temperature is sampled too: at the power limit a hotter chip
+// leaks more, and the same work then gets a lower clock.
 //
 // NVML ships with the driver, not with the CUDA toolkit, and no Debian
 // package this project builds with provides its header, so the library is
@@ -46,6 +49,7 @@ struct PowerSample {
     double sm_mhz = -1;
     double power_w = -1;
     int capped = -1;  // 1: the clock is held down by the power limit, 0: not, -1: not reported
+    double temperature_c = -1;  // the GPU's core temperature
 };
 
 // What the sampler saw between start() and stop(). A quantity no sample
@@ -56,17 +60,19 @@ struct PowerSummary {
     double power_w = 0;        // median board power (NVML's reading, averaged by the driver)
     double power_limit_w = 0;  // the enforced board power limit
     double power_capped = 0;   // fraction of the samples that report it with the clock held down by that limit
+    double temperature_c = 0;  // median GPU temperature in degrees Celsius
 };
 
 inline PowerSummary summarize_power(const std::vector<PowerSample>& samples, double power_limit_w) {
     PowerSummary summary;
     summary.samples = static_cast<int>(samples.size());
     summary.power_limit_w = power_limit_w;
-    std::vector<double> mhz, watts;
+    std::vector<double> mhz, watts, celsius;
     int capped = 0, reported = 0;
     for (const PowerSample& s : samples) {
         if (s.sm_mhz >= 0) mhz.push_back(s.sm_mhz);
         if (s.power_w >= 0) watts.push_back(s.power_w);
+        if (s.temperature_c >= 0) celsius.push_back(s.temperature_c);
         if (s.capped >= 0) {
             ++reported;
             capped += s.capped;
@@ -74,8 +80,26 @@ inline PowerSummary summarize_power(const std::vector<PowerSample>& samples, dou
     }
     summary.sm_mhz = mhz.empty() ? 0 : median(mhz);
     summary.power_w = watts.empty() ? 0 : median(watts);
+    summary.temperature_c = celsius.empty() ? 0 : median(celsius);
     summary.power_capped = reported > 0 ? static_cast<double>(capped) / reported : 0;
     return summary;
+}
+
+// Runs `work` at least `min_runs` times and, beyond that, until `min_ms` of
+// wall-clock time have passed since the first run began; returns the number
+// of runs. `work` must return only once its run is done (a GPU caller
+// synchronises in it), so that the time counted is the GPU's. Used before a
+// sampler starts, so that NVML's averaged power reads the work itself.
+template <class Work>
+int run_for_at_least(Work&& work, int min_runs, double min_ms) {
+    using Clock = std::chrono::steady_clock;
+    const Clock::time_point begin = Clock::now();
+    int runs = 0;
+    while (runs < min_runs || std::chrono::duration<double, std::milli>(Clock::now() - begin).count() < min_ms) {
+        work();
+        ++runs;
+    }
+    return runs;
 }
 
 class PowerSampler {
@@ -94,6 +118,7 @@ public:
         clock_ = symbol<ClockInfo>("nvmlDeviceGetClockInfo");
         power_ = symbol<PowerUsage>("nvmlDeviceGetPowerUsage");
         limit_ = symbol<PowerLimit>("nvmlDeviceGetEnforcedPowerLimit", false);
+        temperature_ = symbol<Temperature>("nvmlDeviceGetTemperature", false);
         // The newer name first; drivers before R535 know only the older one.
         reasons_ = symbol<EventReasons>("nvmlDeviceGetCurrentClocksEventReasons", false);
         if (reasons_ == nullptr) reasons_ = symbol<EventReasons>("nvmlDeviceGetCurrentClocksThrottleReasons", false);
@@ -134,13 +159,17 @@ public:
         thread_ = std::thread([this, period_ms] {
             while (running_) {
                 PowerSample s;
-                unsigned mhz = 0, milliwatts = 0;
+                unsigned mhz = 0, milliwatts = 0, celsius = 0;
                 unsigned long long reasons = 0;
                 s.sm_mhz = clock_(device_, kClockSm, &mhz) == kSuccess ? mhz : -1.0;
                 s.power_w = power_(device_, &milliwatts) == kSuccess ? milliwatts * 1e-3 : -1.0;
                 s.capped = reasons_ != nullptr && reasons_(device_, &reasons) == kSuccess
                                ? ((reasons & kSwPowerCap) != 0 ? 1 : 0)
                                : -1;
+                s.temperature_c =
+                    temperature_ != nullptr && temperature_(device_, kTemperatureGpu, &celsius) == kSuccess
+                        ? celsius
+                        : -1.0;
                 samples_.push_back(s);
                 std::this_thread::sleep_for(std::chrono::milliseconds(period_ms));
             }
@@ -160,7 +189,7 @@ public:
 private:
     // NVML's types as its reference defines them: nvmlReturn_t is an enum
     // (NVML_SUCCESS = 0), nvmlDevice_t an opaque pointer, NVML_CLOCK_SM = 1,
-    // nvmlClocksEventReasonSwPowerCap = 0x4.
+    // nvmlClocksEventReasonSwPowerCap = 0x4, NVML_TEMPERATURE_GPU = 0.
     using Device = struct nvmlDevice_st*;
     using Init = int (*)();
     using Shutdown = int (*)();
@@ -169,7 +198,9 @@ private:
     using PowerUsage = int (*)(Device, unsigned*);
     using PowerLimit = int (*)(Device, unsigned*);
     using EventReasons = int (*)(Device, unsigned long long*);
+    using Temperature = int (*)(Device, int, unsigned*);
     static constexpr int kSuccess = 0;
+    static constexpr int kTemperatureGpu = 0;
     static constexpr int kClockSm = 1;
     static constexpr unsigned long long kSwPowerCap = 0x4ULL;
 
@@ -190,6 +221,7 @@ private:
     PowerUsage power_ = nullptr;
     PowerLimit limit_ = nullptr;
     EventReasons reasons_ = nullptr;
+    Temperature temperature_ = nullptr;
     Device device_ = nullptr;
     double power_limit_w_ = 0;
     std::atomic<bool> running_{false};
