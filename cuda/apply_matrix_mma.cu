@@ -157,16 +157,16 @@
 // the cluster kernel states its own in its file):
 //   xs[c * kXStride + 8 b .. + 7] hold X's rows 8 b .. 8 b + 7 of the current
 //     tile's column c, real parts in units 0..3 and imaginary parts in units
-//     4..7, rows t and t + 4 in one unit (x_real_slot in
-//     apply_matrix_mma_common.cuh), for all c < kColumns and every row of
+//     4..7, rows t and t + 4 in one unit (unit t ^ x_swizzle(c): x_real_slot
+//     in apply_matrix_mma_common.cuh), for all c < kColumns and every row of
 //     chunk 8 b / kChunk, from the barrier (B) of the first step that
 //     multiplies that chunk (in DirectA shapes the last barrier (B) at or
 //     before it: steps 0..2) until the barrier (B) of the step after the
 //     tile's last pass multiplied it (in DirectA shapes the split barrier's
 //     wait in that step; x_barrier_step), or the tile's end. Between those
 //     barriers nothing writes those rows. kXStride = D + 4 makes a B-fragment
-//     load (lanes g, t read column g, unit 8d + t) hit 8 different 16-byte
-//     bank groups per quarter warp.
+//     load (lanes g, t read column g, unit 8d + x_lane_unit(g, t)) hit 8
+//     different 16-byte bank groups per quarter warp.
 //   ms[s] (shapes with matrix stages) holds the image of the step whose
 //     chunk (pass, kc) stage s holds
 //     (make_matrix_images in apply_matrix_mma_common.cuh: rows in pairs g, g
@@ -598,7 +598,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
                 if (q + 1 < S::kSteps || has_next) {
                     load_matrix_fragments<S>(next_a, images, q + 1 < S::kSteps ? q + 1 : 0, warp_row);
                 }
-                multiply_chunk<S, S::kXStride>(acc, a, xs, col0 + g, kc + t);
+                multiply_chunk<S, S::kXStride>(acc, a, xs, col0 + g, kc + x_lane_unit(col0 + g, t));
                 // The X prefetch, behind the products it no longer holds up,
                 // and the split barrier of the last pass (x_barrier_step):
                 // its phases are the steps kSteps - kChunksPerPass ..
@@ -615,7 +615,8 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
             } else {
                 const double2* const mt =
                     ms + stage_read * S::kStageEntries + (warp_row0 / 2 + g) * S::kPairStride + t;
-                multiply_chunk<S, S::kXStride, dmma_by_product<S, Real>()>(acc, mt, xs, col0 + g, kc + t);
+                multiply_chunk<S, S::kXStride, dmma_by_product<S, Real>()>(acc, mt, xs, col0 + g,
+                                                                            kc + x_lane_unit(col0 + g, t));
                 stage_read = stage_read == S::kStages - 1 ? 0 : stage_read + 1;
             }
 
@@ -650,7 +651,8 @@ __device__ __forceinline__ void multiply_tile_by_whole_matrix(MmaAccumulators<S>
     for (int q = 0; q < S::kSteps; ++q) {
         multiply_chunk<S, S::kXStride>(
             acc, ms + q * S::kStageEntries + (place.warp_row0 / 2 + place.g) * S::kPairStride + place.t, xs,
-            place.col0 + place.g, q % S::kChunksPerPass * S::kChunk + place.t);
+            place.col0 + place.g,
+            q % S::kChunksPerPass * S::kChunk + x_lane_unit(place.col0 + place.g, place.t));
         if (q % S::kChunksPerPass == S::kChunksPerPass - 1) {
             store_pass<S, Real, kNeighbours>(amps, layout, base, (q / S::kChunksPerPass) * S::kPassRows,
                                              lane_row_offset, col_offset, acc);

@@ -207,7 +207,8 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
                 // in flight during its products.
                 const MatrixFragments<S> a = next_a;
                 if (q + 1 < S::kSteps) load_matrix_fragments<S>(next_a, images, q + 1, warp_row);
-                multiply_chunk<S, S::kBStride>(acc, a, xb + (q & 1) * S::kColumns * S::kBStride, col0 + g, t);
+                multiply_chunk<S, S::kBStride>(acc, a, xb + (q & 1) * S::kColumns * S::kBStride, col0 + g,
+                                               x_lane_unit(col0 + g, t));
 
                 if (q % S::kChunksPerPass == S::kChunksPerPass - 1) {
                     store_pass<S, Real, false>(amps, layout, base, row0 + (q / S::kChunksPerPass) * S::kPassRows,

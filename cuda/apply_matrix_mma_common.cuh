@@ -370,8 +370,9 @@ __device__ __forceinline__ const V* x_chunk_source(const V* amps, Index base, in
 // amplitudes into shared memory itself and waits on those stores' wavefronts.
 // A double state's X travels by cp.async; the same order measured level
 // there, slightly behind on high and scattered targets (k = 6..8, 0.97 to
-// 1.02 of the ascending order's speed). The cluster kernels (k = 9, 10),
-// which stage a whole tile at once, lost 2 to 7 % with it in both
+// 1.02 of the ascending order's speed; before x_real_slot's swizzle, which
+// took those copies from 16 wavefronts to 4). The cluster kernels (k = 9,
+// 10), which stage a whole tile at once, lost 2 to 7 % with it in both
 // precisions.
 template <class S, class Real>
 constexpr bool x_bank_order() {
@@ -383,14 +384,16 @@ constexpr bool x_bank_order() {
 // their number is returned. In ascending order a warp on high targets stages
 // 32 columns of one row of X: in x_real_slot's layout a column's rows 8 b ..
 // 8 b + 7 are one 64-byte run (banks 0..15 or 16..31), and kXStride % 8 == 4
-// moves column c + 1 by 16 banks but c + 2 by none, so those 32 lanes fall
-// on 4 banks: 16 wavefronts a store. In bank order the threads take row bits
-// 0..2 and free bit 0 first, the rest ascending: any warp's 32 lanes then
-// write 16 distinct 8-byte bank slots twice, two wavefronts, the fewest for
-// 256 bytes. On low targets both orders are the same; on high ones a warp
-// loads 8 runs of 4 neighbouring amplitudes instead of one of 32 (the same
-// sectors). Measured on an H100 (float, n = 28, fraction of the floor, two
-// runs each, alternating with the ascending order): k = 6 high and scattered
+// moves column c + 1 by 16 banks but c + 2 by none, so without its swizzle
+// those 32 lanes fell on 4 banks, 16 wavefronts a store; with it they fall
+// on 16 banks, 4 wavefronts (x_real_slot). In bank order the threads take
+// row bits 0..2 and free bit 0 first, the rest ascending: any warp's 32
+// lanes then write 16 distinct 8-byte bank slots twice, two wavefronts, the
+// fewest for 256 bytes. On low targets both orders are the same; on high
+// ones a warp loads 8 runs of 4 neighbouring amplitudes instead of one of
+// 32 (the same sectors). Measured on an H100 (float, n = 28, fraction of
+// the floor, two runs each, alternating with the ascending order, before
+// the swizzle): k = 6 high and scattered
 // 0.66-0.67 -> 0.73-0.76, k = 7 high 0.80-0.81 -> 0.83-0.85, k = 8 high and
 // scattered 0.83-0.84 -> 0.87-0.90, low targets level, k = 7 scattered
 // 0.83-0.84 -> 0.82 (pair_stores below adds to these).
@@ -471,13 +474,40 @@ __device__ inline XStaging make_x_staging(const TileLayout& layout, int row0, In
 // 23 %, most on high targets, also with each column's rows swizzled so that
 // the 16-byte copies of a warp fall on distinct bank groups. The table is
 // in bench/results/README.md ("X as whole amplitudes").
+//
+// Within each block, column c's real units (and its imaginary units) are
+// permuted: the pair of rows t, t + 4 sits in unit t ^ x_swizzle(c). A warp
+// that stages one row of X over 32 columns (targets above the tile's free
+// bits: high ones) writes 8-byte copies whose column stride, kXStride % 8
+// == 4 units, moves by 64 bytes and back, so without the swizzle its 32
+// lanes hit two 16-byte bank groups: 16 wavefronts a copy instruction. With
+// it they spread over eight: 4 wavefronts. Columns 2 i and 2 i + 1 share a
+// swizzle, so a quarter warp's B-fragment load (columns g = 2 i, 2 i + 1,
+// units t of each) still hits 8 distinct groups, and the swizzle is a
+// lane's constant (x_lane_unit): no instruction in the steps. Low targets,
+// whose warps stage 16 rows of two neighbouring columns, keep their 2
+// wavefronts, and the bank order below its 2. Measured on an H100 (ncu,
+// double n = 26, k = 6 high targets, clocks as found: 1.95 GHz): 917 ->
+// 833 us, L1 busy 77 -> 60 %, DRAM 69 -> 76 % of its peak (low targets 844
+// and 841 us). Double n = 30, fraction of the floor, two runs each,
+// alternating: k = 6 high 0.70 -> 0.75-0.76, scattered 0.69-0.70 -> 0.76,
+// k = 9 high 0.92-0.93 -> 0.94-0.95, k = 10 high 0.96 -> 0.97, k = 5, 7 and
+// 8 high and scattered 0 to 1 % faster; low, descending and float level
+// (bench/results/README.md, "X swizzled by column").
 constexpr int kXImagOffset = 8;
+__device__ __forceinline__ unsigned x_swizzle(unsigned column) { return (column >> 1) & 3u; }
 template <class S>
 __device__ __forceinline__ double* x_real_slot(double2* xs, unsigned cell, int c) {
+    const unsigned column = cell >> 16;
     const unsigned row = (cell & 0xffffu) + static_cast<unsigned>(c * S::kChunk);
-    const unsigned unit = (row & ~7u) | (row & 3u);
-    return reinterpret_cast<double*>(xs + (cell >> 16) * S::kXStride + unit) + ((row >> 2) & 1u);
+    const unsigned unit = (row & ~7u) | ((row ^ x_swizzle(column)) & 3u);
+    return reinterpret_cast<double*>(xs + column * S::kXStride + unit) + ((row >> 2) & 1u);
 }
+
+// The unit (from a block's first) of column `column` from which lane t
+// loads its B fragments (multiply_chunk's `row`, less the chunk's first
+// row): rows t and t + 4, swizzled as x_real_slot places them.
+__device__ __forceinline__ int x_lane_unit(int column, int t) { return t ^ static_cast<int>(x_swizzle(column)); }
 
 // Copies the amplitude at `from` into its X cell: two 8-byte cp.async, in
 // the caller's next commit group.
@@ -733,8 +763,8 @@ constexpr bool dmma_by_product() {
 // One 8-deep slice of multiply_chunk (below: the form and its accuracy): A
 // from the lane's four fragment units (re0, re1: (Re M, Re M) of the lane's
 // row pair at the slice's columns t and t + 4; im0, im1 the imaginary
-// parts'), B from X at unit `row` (the slice's first row + t) of the lane's
-// columns.
+// parts'), B from X at unit `row` (the slice's first row + x_lane_unit) of
+// the lane's columns.
 template <class S, int XStride, bool kByProduct = false>
 __device__ __forceinline__ void multiply_slice(MmaAccumulators<S>& acc, double2 re0, double2 re1, double2 im0,
                                                double2 im1, const double2* x, int col, int row) {
@@ -771,7 +801,8 @@ __device__ __forceinline__ void multiply_slice(MmaAccumulators<S>& acc, double2 
 // rows g and g + 8 (pair warp_row0 / 2 + g). X's column c is at x + c *
 // XStride in the planar layout of x_real_slot (unit r of a column, counted
 // from the chunk's first row, belongs to row r's 8-row block); the lane
-// reads column col = col0 + g, from unit row = t + the chunk's first row.
+// reads column col = col0 + g, from unit row = x_lane_unit(col, t) + the
+// chunk's first row.
 //
 // Complex arithmetic by Gauss's three real products: with M = Mr + i Mi and
 // X = Xr + i Xi,
