@@ -6,7 +6,8 @@ square-GEMM rate), both measured in the same run (see apply_matrix_bench.cu).
 One column per precision, one line per target layout, cuBLAS on the lowest
 qubits as a dashed line. Where the run recorded the SM clock (NVML, see
 bench/power_sampler.hpp), a third row shows it per case, with the clock of
-the GEMM that sets the floor's rate dashed: a clock under the GPU's peak with
+the GEMM that sets the floor's rate dashed (per k where that rate was
+measured right before each case): a clock under the GPU's peak with
 power_capped near 1 means the board's power limit, not the kernel, set the
 pace.
 
@@ -61,9 +62,18 @@ def main():
             bottom.plot(ks, [100 * b["floor_ms"] / b["cublas_low_ms"] for b in low], "k--",
                         label="cuBLAS, lowest qubits")
         if clock is not None:
-            gemm = [b["gemm_sm_MHz"] for entries in series[key].values() for b in entries if "gemm_sm_MHz" in b]
-            if gemm:
-                clock.axhline(gemm[0], color="k", linestyle="--", label="the GEMM of the floor's rate")
+            entries = [b for layout in series[key].values() for b in layout if "gemm_sm_MHz" in b]
+            paired = defaultdict(list)  # k -> clocks of the GEMMs run right before that k's cases
+            for b in entries:
+                if b.get("gemm_paired"):
+                    paired[b["k"]].append(b["gemm_sm_MHz"])
+            unpaired = [b["gemm_sm_MHz"] for b in entries if not b.get("gemm_paired")]
+            if unpaired:
+                clock.axhline(unpaired[0], color="k", linestyle="--", label="the GEMM of the floor's rate")
+            if paired:
+                ks = sorted(paired)
+                medians = [sorted(paired[k])[len(paired[k]) // 2] for k in ks]
+                clock.plot(ks, medians, "k--", marker="x", label="the GEMMs run before each case")
             clock.set_ylabel("median SM clock while timed (MHz)")
         precision, n = key
         top.set_title(f"{precision}, {n[1:]} qubits ({data['context'].get('gpu', '')})")
