@@ -45,12 +45,12 @@
 //
 // What limits it (double, H100): from k = 6 the board's power. The GPU holds
 // these kernels at its 700 W limit and lowers the SM clock to stay there
-// (apply_matrix_bench records it: bench/results/apply_matrix_H100.json,
-// double n = 30, and the sweeps before it): k = 6 at 1560 to 1830 MHz of the
-// 1980 peak, k = 7 at 1695 to 1875, k = 8 at 1725 to 1905, k = 9 and 10 at
-// 1815 to 1875; the ZGEMM that sets the floor's rate ran at 1695 and 1770. At
-// k = 6 the clock is 8 to 20 % under its peak: the products and the
-// full-bandwidth copy share one power budget, where the floor takes the
+// (apply_matrix_bench records it: bench/results/apply_matrix_H100.json, double
+// n = 30, and the sweeps before it): k = 6 at 1560 to 1830 MHz of the 1980
+// peak, k = 7 at 1695 to 1875, k = 8 at 1695 to 1905, k = 9 and 10 at 1740 to
+// 1875; the ZGEMM that sets the floor's rate ran at 1665 to 1770, lower on a
+// hotter chip. At k = 6 the clock is 8 to 20 % under its peak: the products and
+// the full-bandwidth copy share one power budget, where the floor takes the
 // larger of the two as if each had the GPU to itself. From k = 7 the power
 // leaves the products room: the same DMMA count on operands already in
 // registers, beside a plain copy of the state, took 0.63 to 0.69 of these
