@@ -14,6 +14,7 @@ pace.
 Usage: plot_apply_matrix.py results.json [out.png]
 """
 import json
+import statistics
 import sys
 from collections import defaultdict
 
@@ -72,7 +73,7 @@ def main():
                 clock.axhline(unpaired[0], color="k", linestyle="--", label="the GEMM of the floor's rate")
             if paired:
                 ks = sorted(paired)
-                medians = [sorted(paired[k])[len(paired[k]) // 2] for k in ks]
+                medians = [statistics.median_high(paired[k]) for k in ks]
                 clock.plot(ks, medians, "k--", marker="x", label="the GEMMs run before each case")
             clock.set_ylabel("median SM clock while timed (MHz)")
         precision, n = key
