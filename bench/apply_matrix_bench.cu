@@ -41,14 +41,17 @@
 //
 // Usage: apply_matrix_bench [--double_qubits=30] [--float_qubits=28]
 //                           [--tensor_cores=0] [--fma_paths=0]
-//                           [--power_settle_ms=1000] [benchmark flags]
+//                           [--power_settle_ms=1000] [--paired_gemm=1]
+//                           [benchmark flags]
 // (0 skips a precision). --tensor_cores=1 runs every gate on k >= 4 targets
 // on the tensor-core kernel, whatever the rule of cuda/apply_matrix.cuh picks,
 // and --fma_paths=1 every gate on the FMA kernels (the register kernel up to
 // 5 targets, the tiled one above): the runs that check the rule; labels say
-// "path mma (forced)", "path small (forced)" or "path tiled (forced)". States must
-// be far larger than L2 for the numbers to mean memory bandwidth; the
-// defaults are 16 GiB and 2 GiB.
+// "path mma (forced)", "path small (forced)" or "path tiled (forced)".
+// --paired_gemm=0 gives every case the GEMM rate measured as the context is
+// made (gemm_paired = 0 throughout): a sweep without the paired GEMMs' heat,
+// to set beside one with them. States must be far larger than L2 for the
+// numbers to mean memory bandwidth; the defaults are 16 GiB and 2 GiB.
 #include <benchmark/benchmark.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -86,6 +89,7 @@ int g_float_qubits = 28;
 bool g_force_tensor_cores = false;
 bool g_force_fma = false;
 int g_power_settle_ms = 1000;
+bool g_paired_gemm = true;
 
 // ---- cuBLAS ---------------------------------------------------------------------
 
@@ -477,7 +481,7 @@ void apply_matrix_case(benchmark::State& st, Layout layout, int k) {
 
         const double amplitudes = std::ldexp(1.0, n);
         const double flops = 8.0 * std::ldexp(1.0, k) * amplitudes;
-        const bool paired = paired_gemm_rate(flops, ctx.first_gemm.tflops, ctx.copy.ms());
+        const bool paired = g_paired_gemm && paired_gemm_rate(flops, ctx.first_gemm.tflops, ctx.copy.ms());
         const GemmRate gemm = paired ? square_gemm_rate<Real>(10) : ctx.first_gemm;
 
         auto work = apply;
@@ -565,11 +569,18 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "apply_matrix_bench: --power_settle_ms takes 0 to 60000 (got %d)\n", g_power_settle_ms);
         return 1;
     }
+    const int paired_gemm = take_flag(argc, argv, "paired_gemm", 1);
+    if (paired_gemm != 0 && paired_gemm != 1) {
+        std::fprintf(stderr, "apply_matrix_bench: --paired_gemm takes 0 or 1 (got %d)\n", paired_gemm);
+        return 1;
+    }
     g_force_tensor_cores = tensor_cores == 1;
     g_force_fma = fma_paths == 1;
+    g_paired_gemm = paired_gemm == 1;
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
     if (!record_gpu("apply_matrix_bench")) return 1;
+    benchmark::AddCustomContext("paired_gemm", std::to_string(paired_gemm));
     if (power_sampler().available()) {
         benchmark::AddCustomContext("power_limit_W", std::to_string(power_sampler().power_limit_w()));
         benchmark::AddCustomContext("power_settle_ms", std::to_string(g_power_settle_ms));
