@@ -468,7 +468,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     const auto [xs, ms, xb, raw, x_offsets, chunk_offset, x_cells] = MmaShared<S>(shared_bytes);
 
     const WarpPlace<S> place;
-    const int g = place.g, t = place.t, warp_row0 = place.warp_row0, col0 = place.col0;
+    const int g = place.g, t = place.t, warp_row0 = place.warp_row0, col0 = place.col0, x_unit = place.x_unit;
     const int columns = 1 << layout.num_free;  // kColumns, fewer only for small states
 
     Index col_offset[S::kTileCols][2];
@@ -598,7 +598,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
                 if (q + 1 < S::kSteps || has_next) {
                     load_matrix_fragments<S>(next_a, images, q + 1 < S::kSteps ? q + 1 : 0, warp_row);
                 }
-                multiply_chunk<S, S::kXStride>(acc, a, xs, col0 + g, kc + x_lane_unit(col0 + g, t));
+                multiply_chunk<S, S::kXStride>(acc, a, xs, col0 + g, kc + x_unit);
                 // The X prefetch, behind the products it no longer holds up,
                 // and the split barrier of the last pass (x_barrier_step):
                 // its phases are the steps kSteps - kChunksPerPass ..
@@ -616,7 +616,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
                 const double2* const mt =
                     ms + stage_read * S::kStageEntries + (warp_row0 / 2 + g) * S::kPairStride + t;
                 multiply_chunk<S, S::kXStride, dmma_by_product<S, Real>()>(acc, mt, xs, col0 + g,
-                                                                            kc + x_lane_unit(col0 + g, t));
+                                                                            kc + x_unit);
                 stage_read = stage_read == S::kStages - 1 ? 0 : stage_read + 1;
             }
 
@@ -652,7 +652,7 @@ __device__ __forceinline__ void multiply_tile_by_whole_matrix(MmaAccumulators<S>
         multiply_chunk<S, S::kXStride>(
             acc, ms + q * S::kStageEntries + (place.warp_row0 / 2 + place.g) * S::kPairStride + place.t, xs,
             place.col0 + place.g,
-            q % S::kChunksPerPass * S::kChunk + x_lane_unit(place.col0 + place.g, place.t));
+            q % S::kChunksPerPass * S::kChunk + place.x_unit);
         if (q % S::kChunksPerPass == S::kChunksPerPass - 1) {
             store_pass<S, Real, kNeighbours>(amps, layout, base, (q / S::kChunksPerPass) * S::kPassRows,
                                              lane_row_offset, col_offset, acc);

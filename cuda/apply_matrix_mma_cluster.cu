@@ -130,7 +130,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
     Index* const unit_slot = shared.unit_slots();
 
     const WarpPlace<S> place;
-    const int g = place.g, t = place.t, warp_row0 = place.warp_row0, col0 = place.col0;
+    const int g = place.g, t = place.t, warp_row0 = place.warp_row0, col0 = place.col0, x_unit = place.x_unit;
     const int columns = 1 << layout.num_free;  // kColumns, fewer only for small states
     const int rank = static_cast<int>(cluster.block_rank());
     const int row0 = rank * S::kRows;
@@ -207,8 +207,7 @@ __global__ void __launch_bounds__(kMmaThreads, S::kMinBlocks)
                 // in flight during its products.
                 const MatrixFragments<S> a = next_a;
                 if (q + 1 < S::kSteps) load_matrix_fragments<S>(next_a, images, q + 1, warp_row);
-                multiply_chunk<S, S::kBStride>(acc, a, xb + (q & 1) * S::kColumns * S::kBStride, col0 + g,
-                                               x_lane_unit(col0 + g, t));
+                multiply_chunk<S, S::kBStride>(acc, a, xb + (q & 1) * S::kColumns * S::kBStride, col0 + g, x_unit);
 
                 if (q % S::kChunksPerPass == S::kChunksPerPass - 1) {
                     store_pass<S, Real, false>(amps, layout, base, row0 + (q / S::kChunksPerPass) * S::kPassRows,

@@ -1044,13 +1044,16 @@ __device__ __forceinline__ void lane_offsets(const TileLayout& layout, int warp_
 }
 
 // Where this thread sits in the block's products: its DMMA lane group g and
-// thread t within it, its warp's first row within a pass and first column.
+// thread t within it, its warp's first row within a pass and first column,
+// and the unit its B-fragment loads take within each 8-row block of X
+// (x_lane_unit of its column col0 + g).
 template <class S>
 struct WarpPlace {
     int g = dmma_group(threadIdx.x % 32);
     int t = dmma_thread_in_group(threadIdx.x % 32);
     int warp_row0 = (threadIdx.x / 32 % S::kWarpRows) * kDmmaRows;
     int col0 = (threadIdx.x / 32 / S::kWarpRows) * S::kTileCols * kDmmaCols;
+    int x_unit = x_lane_unit(col0 + g, t);
 };
 
 // The one-block kernels' start: the block's staging tables (complete, behind
