@@ -13,7 +13,10 @@
 //                             streams the matrix through it in tiles.
 //   apply_matrix_mma          dense, on FP64 tensor cores (DMMA): the tiled
 //                             product with DMMA micro-kernels (a float state
-//                             is widened to double on chip).
+//                             is widened to double on chip); double k = 6
+//                             on sm_90 as warp streams, each warp with its
+//                             own groups and no block barriers
+//                             (apply_matrix_mma_stream.cu).
 //
 // Which path a dense gate takes (dense_path below), on a GPU with FP64 tensor
 // cores (float states are widened to double on chip: no lower-precision
@@ -182,6 +185,12 @@ void apply_matrix_mma_one_block(std::complex<Real>* amps, const GateQubits& gate
 // false, with nothing run, where the GPU cannot hold a cluster of two.
 template <class Real>
 bool apply_matrix_mma_companion_alone(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix);
+
+// Double k = 6 on sm_90 as warp streams (cuda/apply_matrix_mma_stream.cu),
+// what apply_matrix_mma runs for it there. The gate needs 6 targets (an
+// Error otherwise); false, with nothing run, where the GPU is older than
+// sm_90 or lacks the kernel's 224 KiB of shared memory per block.
+bool apply_matrix_mma_streams(std::complex<double>* amps, const GateQubits& gate, const Matrix& matrix);
 
 // Whether the current device has FP64 tensor cores (compute capability >= 8.0).
 bool mma_available();

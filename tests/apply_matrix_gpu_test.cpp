@@ -583,6 +583,45 @@ TYPED_TEST(ApplyMatrixGpuTest, ClusterCompanionAloneMatchesCpu) {
                  qmarg::Error);
 }
 
+// Double k = 6's warp-stream kernel (sm_90) on its own: states of one
+// partial group (n = 6..8, fewer than 8 columns), one whole group (n = 9),
+// a few groups (n = 10, fewer than the grid's warps), every target layout
+// and control set, and more groups than warps (n = 20 without controls: 2048
+// groups on the 1056 warps of an H100), so that warps take several and
+// refill their buffers. Small enough for the compute-sanitizer passes of
+// scripts/gpu_check.sh.
+TYPED_TEST(ApplyMatrixGpuTest, WarpStreamKernelMatchesCpu) {
+    if constexpr (!std::is_same<TypeParam, double>::value) {
+        GTEST_SKIP() << "the warp-stream kernel holds double amplitudes";
+    } else {
+        constexpr int k = 6;
+        std::mt19937_64 rng(fresh_seed());
+        const Matrix matrix = random_dense(1 << k, rng);
+        for (int n : {6, 7, 8, 9, 10, 20}) {
+            for (Layout layout : kLayouts) {
+                for (int set = 0; set < (n == 20 ? 1 : kControlSets); ++set) {
+                    const Qubits targets = choose_targets(layout, n, k, rng);
+                    const Controls controls = choose_controls(set, n, targets, rng);
+                    if (set > 0 && controls.qubits.empty()) continue;
+                    const bool ran = expect_run_matches_cpu<TypeParam>(
+                        n, targets, matrix, controls,
+                        std::string("warp-stream kernel, ") + to_string(layout) + " targets",
+                        [&](StateVector<TypeParam>& gpu) {
+                            return qmarg::gpu::apply_matrix_mma_streams(
+                                gpu.data(), qmarg::gpu::describe_gate(n, targets, controls.qubits, controls.values),
+                                matrix);
+                        });
+                    if (!ran) GTEST_SKIP() << "the warp-stream kernel needs sm_90 and 224 KiB of shared memory";
+                }
+            }
+        }
+        StateVector<double> state(9, Device::Gpu);
+        EXPECT_THROW(qmarg::gpu::apply_matrix_mma_streams(
+                         state.data(), qmarg::gpu::describe_gate(9, {0, 1, 2, 3, 4}, {}, {}), random_dense(32, rng)),
+                     qmarg::Error);
+    }
+}
+
 // What a gate whose matrix has imaginary parts 1e-9 of its real parts does to
 // the imaginary parts of a real random state, through `kernel` on the GPU
 // against the CPU's direct product: the largest amplitude, the largest

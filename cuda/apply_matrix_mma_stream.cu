@@ -1,0 +1,285 @@
+// Double k = 6 on sm_90 as warp streams: every warp of a block works through
+// groups of its own, a group being one DMMA's 8 columns of the gate's
+// product (the tile's three lowest free qubits) by all 64 rows: 512
+// amplitudes, 8 KiB. A warp copies its next group into its own half of a
+// double buffer in shared memory (16-byte cp.async, past L1) while it
+// multiplies the current one by the whole matrix, which the block holds in
+// shared memory for all its groups (Gauss's three real products in fragment
+// order, 96 KiB, loaded once), and stores the group's Y from its
+// accumulators straight to global memory. After the block's start no
+// barrier joins the warps: each waits only for its own copies, so the eight
+// warps of a multiprocessor drift apart and its loads, products and stores
+// overlap the way independent warps do.
+//
+// Why k = 6 has a kernel of its own (H100, double, n = 30): the gate's
+// floor there is the copy of the state (11.3 ms); the products alone (24
+// m16n8k8 DMMAs per 128 amplitudes) would take 6 to 8 ms at the clocks the
+// board allows. Both together hold it at its 700 W limit: the one-block
+// kernel ran at 1560 MHz and 15.3 ms (0.74 of the floor), 10.6 J a run. An
+// in-place read-negate-write of the state with those DMMAs beside it, on
+// operands held in registers, took 12.3 ms (0.92 of the copy's time, 8.6 J)
+// at the same limit, and with the A and B fragments loaded from shared
+// memory for every DMMA (four 8-byte loads of A, two of B) 12.8 ms (0.88,
+// 9.0 J): warps that each load, multiply and store their own amplitudes,
+// with no barrier between them, leave the products room under the power
+// limit, where the one-block kernel's steps (a block's 64-column tile
+// staged behind barriers, the matrix streamed from L2 in chunks) did not.
+// This kernel is that probe made a gate.
+//
+// Shared-memory invariants (`ms`, `groups`, both double2):
+//   ms[((rb * 8 + s) * 3 + p) * 64 + h * 32 + lane] holds lane's A fragment
+//     units for row block rb (rows 16 rb ..), slice s (columns 8 s ..) and
+//     product p (0: Re M, 1: Im M, 2: Re M + Im M): (a0, a1) for h = 0,
+//     (a2, a3) for h = 1 (cuda/dmma.cuh), of the matrix with its targets in
+//     ascending order, from the block's start to its end.
+//   groups[(warp * 2 + b) * 512 + stream_cell(c, r)] holds row r, column c
+//     of the group in buffer b of warp `warp` (re, im), from the warp's
+//     wait for that group's copies until the warp's __syncwarp after the
+//     group's stores; only that warp reads or writes it. Columns a small
+//     state lacks hold zeros.
+#include <string>
+
+#include "apply_matrix_mma_common.cuh"
+
+namespace qmarg {
+namespace gpu {
+namespace {
+
+constexpr int kStreamTargets = 6;
+constexpr int kStreamRows = 1 << kStreamTargets;                        // 64
+constexpr int kStreamColumnBits = 3;                                    // one DMMA's 8 columns
+constexpr int kStreamGroupUnits = kStreamRows << kStreamColumnBits;     // 512 amplitudes
+constexpr int kStreamWarps = 8;
+constexpr int kStreamThreads = kStreamWarps * 32;
+constexpr int kStreamRowBlocks = kStreamRows / kDmmaRows;               // 4
+constexpr int kStreamSlices = kStreamRows / 8;                          // m16n8k8: 8 deep
+constexpr int kStreamProducts = 3;                                      // Gauss's
+constexpr int kStreamImageUnits = kStreamRowBlocks * kStreamSlices * kStreamProducts * 64;  // 96 KiB
+// A lane's 16 amplitudes of a group are local indices lane + 32 u: the lane
+// fixes local bits 0..4, u bits 5..8.
+constexpr int kStreamLoads = kStreamGroupUnits / 32;                    // 16
+constexpr std::size_t kStreamSharedBytes =
+    (static_cast<std::size_t>(kStreamImageUnits) + kStreamWarps * 2 * kStreamGroupUnits) * sizeof(double2) +
+    (kStreamLoads + 8) * sizeof(Index) + kStreamLoads * sizeof(int);
+
+// The unit of row r, column c in a group buffer. Each column's 64 rows are
+// contiguous; within each 128-byte run of 8 rows the rows are permuted by an
+// XOR with c's bits (bit 0 to bit 2, bits 1, 2 to bits 0, 1), so that a
+// B-fragment load (lanes g, t read column g, rows 8 s + t and + 4: a quarter
+// warp reads columns 2 j and 2 j + 1) and a copy of one row's 8 columns (a
+// quarter warp on high targets) or of 8 rows of one column (low targets)
+// each touch 8 different 16-byte bank groups.
+__device__ __forceinline__ int stream_cell(int c, int r) {
+    return c * kStreamRows + (r & ~7) + ((r & 7) ^ (((c & 1) << 2) | ((c >> 1) & 3)));
+}
+
+__device__ __forceinline__ void copy_16_past_l1(void* dst, const void* src) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(shared_address(dst)), "l"(src) : "memory");
+}
+
+// d += a * b, a = (a01, a23) as held in `ms`.
+__device__ __forceinline__ void stream_dmma(double (&d)[4], double2 a01, double2 a23, double b0, double b1) {
+    const double a[4] = {a01.x, a01.y, a23.x, a23.y};
+    const double b[2] = {b0, b1};
+    dmma_16x8x8(d, a, b);
+}
+
+// Where local index l (the tile's local bits, ascending) sits: bits 0..5
+// of the result are its row, bits 8..10 its column.
+__device__ __forceinline__ int local_cell(const TileLayout& layout, unsigned l) {
+    int row = 0, column = 0;
+    for (int p = 0; p < layout.tile_bits; ++p) {
+        if (!((l >> p) & 1)) continue;
+        const int role = layout.local_role[p];
+        if (role >= 0) {
+            row |= 1 << role;
+        } else {
+            column |= 1 << (-1 - role);
+        }
+    }
+    return row | column << 8;
+}
+
+__global__ void __launch_bounds__(kStreamThreads, 1)
+    apply_matrix_mma_stream_kernel(double2* amps, const double2* __restrict__ images,
+                                   const __grid_constant__ TileLayout layout) {
+    extern __shared__ __align__(16) unsigned char shared_bytes[];
+    double2* const ms = reinterpret_cast<double2*>(shared_bytes);
+    double2* const groups = ms + kStreamImageUnits;
+    // u's part of a load's offset and cell (-1: no such amplitude in a small
+    // state), and the part of a row's offset that its bits 3..5 give.
+    Index* const load_offset = reinterpret_cast<Index*>(groups + kStreamWarps * 2 * kStreamGroupUnits);
+    Index* const row_offset_high = load_offset + kStreamLoads;
+    int* const load_cell = reinterpret_cast<int*>(row_offset_high + 8);
+
+    for (int e = threadIdx.x; e < kStreamImageUnits; e += kStreamThreads) copy_16_past_l1(ms + e, images + e);
+    __pipeline_commit();
+    for (int e = threadIdx.x; e < kStreamWarps * 2 * kStreamGroupUnits; e += kStreamThreads) {
+        groups[e] = make_double2(0.0, 0.0);
+    }
+    const unsigned local_count = 1u << layout.tile_bits;
+    if (threadIdx.x < kStreamLoads) {
+        const unsigned l = threadIdx.x << 5;
+        const bool exists = l < local_count;
+        load_offset[threadIdx.x] = exists ? local_offset(layout, l) : 0;
+        load_cell[threadIdx.x] = exists ? local_cell(layout, l) : -1;
+    } else if (threadIdx.x < kStreamLoads + 8) {
+        const int v = threadIdx.x - kStreamLoads;
+        Index offset = 0;
+        for (int b = 0; b < 3; ++b) {
+            if ((v >> b) & 1) offset += layout.target_stride[3 + b];
+        }
+        row_offset_high[v] = offset;
+    }
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int g = dmma_group(lane), t = dmma_thread_in_group(lane);
+    const Index lane_offset = local_offset(layout, lane);
+    const int lane_cell = local_cell(layout, lane);
+    // The lane's output rows g (+ 8, + 16 rb) and columns 2 t, 2 t + 1.
+    Index row_offset_g = 0;
+    for (int b = 0; b < 3; ++b) {
+        if ((g >> b) & 1) row_offset_g += layout.target_stride[b];
+    }
+    const int columns = 1 << layout.num_free;
+    Index column_offset[2];
+    bool column_exists[2];
+    for (int e = 0; e < 2; ++e) {
+        const int c = 2 * t + e;
+        column_exists[e] = c < columns;
+        Index offset = 0;
+        for (int b = 0; b < layout.num_free; ++b) {
+            if ((c >> b) & 1) offset += layout.free_stride[b];
+        }
+        column_offset[e] = offset;
+    }
+    __pipeline_wait_prior(0);
+    __syncthreads();  // the matrix, the zeroed buffers and the tables are visible to every warp
+
+    double2* const buffers = groups + warp * 2 * kStreamGroupUnits;
+    const Index stride = static_cast<Index>(gridDim.x) * kStreamWarps;
+    // The warp's groups: tiles warp_index, + stride, ...
+    auto copy_group = [&](Index base, double2* buffer) {
+#pragma unroll
+        for (int u = 0; u < kStreamLoads; ++u) {
+            const int cell = load_cell[u];
+            if (cell < 0) continue;
+            const int c = (lane_cell | cell) >> 8, r = (lane_cell | cell) & 255;
+            copy_16_past_l1(buffer + stream_cell(c, r), amps + base + lane_offset + load_offset[u]);
+        }
+    };
+    Index tile = static_cast<Index>(blockIdx.x) * kStreamWarps + warp;
+    Index base = tile < layout.num_tiles ? tile_base(layout, tile) : 0;
+    if (tile < layout.num_tiles) copy_group(base, buffers);
+    __pipeline_commit();
+    for (int b = 0; tile < layout.num_tiles; tile += stride, b ^= 1) {
+        const bool has_next = tile + stride < layout.num_tiles;
+        const Index next_base = has_next ? tile_base(layout, tile + stride) : base;
+        // The next group goes into the other buffer, whose last readers
+        // passed the __syncwarp at the end of the previous group.
+        if (has_next) copy_group(next_base, buffers + (b ^ 1) * kStreamGroupUnits);
+        __pipeline_commit();
+        __pipeline_wait_prior(1);  // this group's copies, issued one commit group ago
+        __syncwarp();              // ... from every lane
+        const double2* const x = buffers + b * kStreamGroupUnits;
+        double acc[kStreamRowBlocks][kStreamProducts][4];
+#pragma unroll
+        for (int rb = 0; rb < kStreamRowBlocks; ++rb) {
+#pragma unroll
+            for (int p = 0; p < kStreamProducts; ++p) {
+#pragma unroll
+                for (int i = 0; i < 4; ++i) acc[rb][p][i] = 0.0;
+            }
+        }
+#pragma unroll 2
+        for (int s = 0; s < kStreamSlices; ++s) {
+            // B: rows 8 s + t and 8 s + t + 4 of column g, and their sums.
+            const double2 x0 = x[stream_cell(g, 8 * s + t)], x1 = x[stream_cell(g, 8 * s + t + 4)];
+            const double sum0 = x0.x + x0.y, sum1 = x1.x + x1.y;
+            const double2* const a = ms + s * kStreamProducts * 64 + lane;
+#pragma unroll
+            for (int rb = 0; rb < kStreamRowBlocks; ++rb) {
+                const double2* const ar = a + rb * kStreamSlices * kStreamProducts * 64;
+                stream_dmma(acc[rb][0], ar[0], ar[32], x0.x, x1.x);
+                stream_dmma(acc[rb][1], ar[64], ar[96], x0.y, x1.y);
+                stream_dmma(acc[rb][2], ar[128], ar[160], sum0, sum1);
+            }
+        }
+        // Re Y = Re M Re X - Im M Im X, Im Y = (Re M + Im M)(Re X + Im X)
+        // - Re M Re X - Im M Im X; element i of a row block's accumulators
+        // is row 16 rb + g + 8 (i / 2), column 2 t + i % 2.
+#pragma unroll
+        for (int rb = 0; rb < kStreamRowBlocks; ++rb) {
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const Index row = base + row_offset_g + row_offset_high[rb * 2 + h];
+#pragma unroll
+                for (int e = 0; e < 2; ++e) {
+                    const int i = 2 * h + e;
+                    const double rr = acc[rb][0][i], ii = acc[rb][1][i], ss = acc[rb][2][i];
+                    if (column_exists[e]) __stcs(amps + row + column_offset[e], make_double2(rr - ii, ss - rr - ii));
+                }
+            }
+        }
+        __syncwarp();  // every lane is done reading buffer b before the next group's copies refill it
+        base = next_base;
+    }
+    __pipeline_wait_prior(0);  // only empty groups can be pending
+}
+
+// The gate's matrix (row-major, its targets in the caller's order) as the
+// kernel's `ms` holds it: for row block rb, slice s, product p, half h and
+// lane l (g = l / 4, t = l % 4),
+//   images[((rb * 8 + s) * 3 + p) * 64 + h * 32 + l]
+//     = (P[16 rb + g][8 s + t + 4 h], P[16 rb + g + 8][8 s + t + 4 h]),
+// P = Re M, Im M or Re M + Im M, M with its targets in ascending order.
+__global__ void make_stream_images_kernel(const double2* __restrict__ matrix, double2* __restrict__ images,
+                                          const TargetOrder order) {
+    for (Index e = global_thread_index(); e < kStreamImageUnits; e += grid_thread_count()) {
+        const int unit = static_cast<int>(e);
+        const int lane = unit % 32, h = unit / 32 % 2, p = unit / 64 % 3, s = unit / 192 % 8, rb = unit / 1536;
+        const int row = 16 * rb + dmma_group(lane);
+        const int col = 8 * s + dmma_thread_in_group(lane) + 4 * h;
+        auto part = [&](int r) {
+            const double2 m = matrix[caller_index<kStreamTargets>(order, r) * kStreamRows +
+                                     caller_index<kStreamTargets>(order, col)];
+            return p == 0 ? m.x : p == 1 ? m.y : m.x + m.y;
+        };
+        images[e] = make_double2(part(row), part(row + 8));
+    }
+}
+
+}  // namespace
+
+bool apply_matrix_mma_streams(std::complex<double>* amps, const GateQubits& gate, const Matrix& matrix) {
+    if (gate.num_targets != kStreamTargets) {
+        throw Error("apply_matrix_mma_streams: " + std::to_string(gate.num_targets) + " targets; this kernel takes " +
+                    std::to_string(kStreamTargets));
+    }
+    int device = 0;
+    QMARG_CUDA_CHECK(cudaGetDevice(&device));
+    int optin = 0;
+    QMARG_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    if (compute_capability_major() < 9 || static_cast<std::size_t>(optin) < kStreamSharedBytes) return false;
+
+    const TargetOrder order = target_order(gate);
+    const TileLayout layout = mma_tile_layout<double>(gate, order, kStreamColumnBits);
+    allow_shared_memory(apply_matrix_mma_stream_kernel, kStreamSharedBytes, "the warp-stream kernel for 6 targets");
+    const Index warps_needed = layout.num_tiles;
+    const unsigned blocks = resident_grid(apply_matrix_mma_stream_kernel, kStreamThreads, kStreamSharedBytes,
+                                          (warps_needed + kStreamWarps - 1) / kStreamWarps);
+
+    const std::size_t entries = static_cast<std::size_t>(matrix.dim()) * matrix.dim();
+    DeviceArray<double2> device_matrix(entries, "the gate matrix");
+    copy_to_device_async(device_matrix.data(), matrix.data(), entries * sizeof(double2));
+    DeviceArray<double2> images(kStreamImageUnits, "the gate matrix in the warp-stream kernel's fragment order");
+    make_stream_images_kernel<<<grid_stride_blocks(kStreamImageUnits, 256), 256>>>(device_matrix.data(),
+                                                                                  images.data(), order);
+    QMARG_CHECK_LAUNCH(make_stream_images_kernel);
+    apply_matrix_mma_stream_kernel<<<blocks, kStreamThreads, kStreamSharedBytes>>>(
+        reinterpret_cast<double2*>(amps), images.data(), layout);
+    QMARG_CHECK_LAUNCH(apply_matrix_mma_stream_kernel);
+    return true;
+}
+
+}  // namespace gpu
+}  // namespace qmarg
