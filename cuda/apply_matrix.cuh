@@ -14,9 +14,9 @@
 //   apply_matrix_mma          dense, on FP64 tensor cores (DMMA): the tiled
 //                             product with DMMA micro-kernels (a float state
 //                             is widened to double on chip); double k = 6
-//                             on sm_90 as warp streams, each warp with its
-//                             own groups and no block barriers
-//                             (apply_matrix_mma_stream.cu).
+//                             on the lowest qubits, on sm_90, as warp
+//                             streams, each warp with its own groups and no
+//                             block barriers (apply_matrix_mma_stream.cu).
 //
 // Which path a dense gate takes (dense_path below), on a GPU with FP64 tensor
 // cores (float states are widened to double on chip: no lower-precision
@@ -191,6 +191,11 @@ bool apply_matrix_mma_companion_alone(std::complex<Real>* amps, const GateQubits
 // Error otherwise); false, with nothing run, where the GPU is older than
 // sm_90 or lacks the kernel's 224 KiB of shared memory per block.
 bool apply_matrix_mma_streams(std::complex<double>* amps, const GateQubits& gate, const Matrix& matrix);
+// Whether apply_matrix_mma gives a double gate to the warp streams: 6
+// targets, and a group's amplitudes one contiguous run (the targets and the
+// lowest three free qubits are the state's lowest qubits, no control among
+// them), the layouts where they beat the one-block kernel.
+bool mma_streams_pay(const GateQubits& gate);
 
 // Whether the current device has FP64 tensor cores (compute capability >= 8.0).
 bool mma_available();

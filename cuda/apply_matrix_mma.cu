@@ -860,16 +860,16 @@ void launch_mma_blocks(std::complex<Real>* amps, const GateQubits& gate, const M
 }
 
 // k = 9 and 10 run on clusters wherever the GPU can hold one, double k = 6
-// on warp streams (apply_matrix_mma_stream.cu) wherever the GPU is sm_90 with
-// room for them; everything else, and all of it before sm_90, on the
-// one-block kernel.
+// on targets among the lowest qubits (mma_streams_pay) on warp streams
+// (apply_matrix_mma_stream.cu) wherever the GPU is sm_90 with room for them;
+// everything else, and all of it before sm_90, on the one-block kernel.
 template <int K, class Real>
 void launch_mma(std::complex<Real>* amps, const GateQubits& gate, const Matrix& matrix) {
     if constexpr (K >= 9) {
         if (apply_matrix_mma_on_clusters(amps, gate, matrix)) return;
     }
     if constexpr (K == 6 && std::is_same<Real, double>::value) {
-        if (apply_matrix_mma_streams(amps, gate, matrix)) return;
+        if (mma_streams_pay(gate) && apply_matrix_mma_streams(amps, gate, matrix)) return;
     }
     launch_mma_blocks<MmaShape<K, Real>, Real>(amps, gate, matrix);
 }

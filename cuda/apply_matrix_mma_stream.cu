@@ -26,6 +26,18 @@
 // staged behind barriers, the matrix streamed from L2 in chunks) did not.
 // This kernel is that probe made a gate.
 //
+// It pays only where a group's 512 amplitudes are one contiguous run: the
+// targets and the three free qubits are qubits 0..8 (mma_streams_pay).
+// Measured on an H100 (double, n = 30, fraction of the floor, one run each,
+// this kernel for every layout then the one-block kernel): low targets 0.878
+// (12.90 ms) against 0.797, descending 0.835 against 0.770; high targets
+// 0.679 against 0.752, scattered (21, 22, 7, 29, 26, 27) 0.673 against
+// 0.786. On high and scattered targets a group is 64 runs of 128 bytes, 2^24
+// amplitudes apart on high targets, and the warps, which drift apart, ask
+// for them at unrelated times, where the one-block kernel's 64-column tiles
+// read 1 KiB runs. The GPU tests, and compute-sanitizer racecheck and memcheck
+// on WarpStreamKernelMatchesCpu, ran on every layout.
+//
 // Shared-memory invariants (`ms`, `groups`, both double2):
 //   ms[((rb * 8 + s) * 3 + p) * 64 + h * 32 + lane] holds lane's A fragment
 //     units for row block rb (rows 16 rb ..), slice s (columns 8 s ..) and
@@ -249,6 +261,12 @@ __global__ void make_stream_images_kernel(const double2* __restrict__ matrix, do
 }
 
 }  // namespace
+
+bool mma_streams_pay(const GateQubits& gate) {
+    if (gate.num_targets != kStreamTargets) return false;
+    const TileLayout layout = make_tile_layout(gate, kStreamColumnBits);
+    return layout.local_bits[layout.tile_bits - 1] == layout.tile_bits - 1;  // ascending: qubits 0 .. tile_bits - 1
+}
 
 bool apply_matrix_mma_streams(std::complex<double>* amps, const GateQubits& gate, const Matrix& matrix) {
     if (gate.num_targets != kStreamTargets) {
