@@ -1201,6 +1201,16 @@ __global__ void make_fragment_images_kernel(const double2* __restrict__ matrix, 
     }
 }
 
+// The gate's matrix on the device, row-major (std::complex<double> and
+// double2 share their bytes), its copy queued on the stream: what the image
+// kernels read.
+inline DeviceArray<double2> device_copy_of(const Matrix& matrix) {
+    const std::size_t entries = static_cast<std::size_t>(matrix.dim()) * matrix.dim();
+    DeviceArray<double2> device_matrix(entries, "the gate matrix");
+    copy_to_device_async(device_matrix.data(), matrix.data(), entries * sizeof(double2));
+    return device_matrix;
+}
+
 // The gate's matrix on the device, as shape S reads it: in fragment order
 // (make_fragment_images_kernel) for DirectA shapes, as stage images
 // (make_matrix_images_kernel) for the others, its targets in `order` (as
@@ -1212,9 +1222,7 @@ __global__ void make_fragment_images_kernel(const double2* __restrict__ matrix, 
 // queue up without a host round trip.
 template <class S>
 DeviceArray<double2> matrix_images(const TargetOrder& order, const Matrix& matrix) {
-    const std::size_t entries = static_cast<std::size_t>(matrix.dim()) * matrix.dim();
-    DeviceArray<double2> device_matrix(entries, "the gate matrix");
-    copy_to_device_async(device_matrix.data(), matrix.data(), entries * sizeof(double2));
+    const DeviceArray<double2> device_matrix = device_copy_of(matrix);
     DeviceArray<double2> images(S::kImageEntries, S::kDirectA ? "the gate matrix in fragment order"
                                                               : "the gate matrix laid out stage by stage");
     const auto kernel = [] {

@@ -273,22 +273,17 @@ bool apply_matrix_mma_streams(std::complex<double>* amps, const GateQubits& gate
         throw Error("apply_matrix_mma_streams: " + std::to_string(gate.num_targets) + " targets; this kernel takes " +
                     std::to_string(kStreamTargets));
     }
-    int device = 0;
-    QMARG_CUDA_CHECK(cudaGetDevice(&device));
-    int optin = 0;
-    QMARG_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    const int optin = device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
     if (compute_capability_major() < 9 || static_cast<std::size_t>(optin) < kStreamSharedBytes) return false;
 
     const TargetOrder order = target_order(gate);
     const TileLayout layout = mma_tile_layout<double>(gate, order, kStreamColumnBits);
     allow_shared_memory(apply_matrix_mma_stream_kernel, kStreamSharedBytes, "the warp-stream kernel for 6 targets");
-    const Index warps_needed = layout.num_tiles;
+    // A warp a tile (a group), kStreamWarps a block.
     const unsigned blocks = resident_grid(apply_matrix_mma_stream_kernel, kStreamThreads, kStreamSharedBytes,
-                                          (warps_needed + kStreamWarps - 1) / kStreamWarps);
+                                          (layout.num_tiles + kStreamWarps - 1) / kStreamWarps);
 
-    const std::size_t entries = static_cast<std::size_t>(matrix.dim()) * matrix.dim();
-    DeviceArray<double2> device_matrix(entries, "the gate matrix");
-    copy_to_device_async(device_matrix.data(), matrix.data(), entries * sizeof(double2));
+    const DeviceArray<double2> device_matrix = device_copy_of(matrix);
     DeviceArray<double2> images(kStreamImageUnits, "the gate matrix in the warp-stream kernel's fragment order");
     make_stream_images_kernel<<<grid_stride_blocks(kStreamImageUnits, 256), 256>>>(device_matrix.data(),
                                                                                   images.data(), order);
