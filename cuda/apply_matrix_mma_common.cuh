@@ -412,13 +412,27 @@ __device__ inline int chunk_local_bits(const TileLayout& layout, int* positions)
     return count;
 }
 
-// Global offset (from a tile's base) of matrix row `row`: the target strides
-// of its set bits.
+// Global offset (from a tile's base) of matrix row `row` of a gate with k
+// targets: the target strides of its set bits.
+__device__ __forceinline__ Index target_offset(const TileLayout& layout, unsigned row, int k) {
+    Index offset = 0;
+    for (int b = 0; b < k; ++b) {
+        if ((row >> b) & 1u) offset += layout.target_stride[b];
+    }
+    return offset;
+}
 template <class S>
 __device__ __forceinline__ Index target_offset(const TileLayout& layout, unsigned row) {
+    return target_offset(layout, row, S::kK);
+}
+
+// Global offset (from a tile's base) of column `col`, the free strides of its
+// set bits; Index(-1) for a column a small state lacks.
+__device__ __forceinline__ Index column_offset(const TileLayout& layout, int col) {
+    if (col >= (1 << layout.num_free)) return Index(-1);
     Index offset = 0;
-    for (int b = 0; b < S::kK; ++b) {
-        if ((row >> b) & 1u) offset += layout.target_stride[b];
+    for (int f = 0; f < layout.num_free; ++f) {
+        if ((col >> f) & 1) offset += layout.free_stride[f];
     }
     return offset;
 }
@@ -1026,18 +1040,10 @@ __device__ __forceinline__ void store_pass(DeviceComplex<Real>* amps, const Tile
 template <class S>
 __device__ __forceinline__ void lane_offsets(const TileLayout& layout, int warp_row0, int col0, int g, int t,
                                              Index (&col_offset)[S::kTileCols][2], Index (&lane_row_offset)[2]) {
-    const int columns = 1 << layout.num_free;
 #pragma unroll
     for (int j = 0; j < S::kTileCols; ++j) {
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const int col = col0 + kDmmaCols * j + 2 * t + h;
-            Index offset = 0;
-            for (int f = 0; f < layout.num_free; ++f) {
-                if ((col >> f) & 1) offset += layout.free_stride[f];
-            }
-            col_offset[j][h] = col < columns ? offset : Index(-1);
-        }
+        for (int h = 0; h < 2; ++h) col_offset[j][h] = column_offset(layout, col0 + kDmmaCols * j + 2 * t + h);
     }
 #pragma unroll
     for (int half = 0; half < 2; ++half) lane_row_offset[half] = target_offset<S>(layout, warp_row0 + g + 8 * half);

@@ -28,15 +28,23 @@
 //
 // It pays only where a group's 512 amplitudes are one contiguous run: the
 // targets and the three free qubits are qubits 0..8 (mma_streams_pay).
-// Measured on an H100 (double, n = 30, fraction of the floor, one run each,
-// this kernel for every layout then the one-block kernel): low targets 0.878
-// (12.90 ms) against 0.797, descending 0.835 against 0.770; high targets
-// 0.679 against 0.752, scattered (21, 22, 7, 29, 26, 27) 0.673 against
-// 0.786. On high and scattered targets a group is 64 runs of 128 bytes, 2^24
-// amplitudes apart on high targets, and the warps, which drift apart, ask
-// for them at unrelated times, where the one-block kernel's 64-column tiles
-// read 1 KiB runs. The GPU tests, and compute-sanitizer racecheck and memcheck
-// on WarpStreamKernelMatchesCpu, ran on every layout.
+// Measured on an H100 (double, n = 30, fraction of the copy floor, the
+// median of 20 runs in each of three rounds, every layout on this kernel
+// then on the one-block kernel, alternating in one process): low targets
+// 0.868 / 0.831 / 0.837 against 0.698 / 0.765 / 0.769, descending 0.882 /
+// 0.832 / 0.834 against 0.803 / 0.769 / 0.764; high targets 0.67 to 0.68
+// against 0.765 to 0.804, scattered (21, 22, 7, 29, 26, 27) 0.67 against
+// 0.76 to 0.80. On
+// high and scattered targets a group is 64 runs of 128 bytes, 2^24
+// amplitudes apart on high targets. Two ways to read longer runs there were
+// tried in the same rounds and lost: a block barrier before each round's
+// copies, so that the eight warps read neighbouring tiles together (1 KiB
+// runs, as the one-block kernel's tiles): 0.60 to 0.63; and L2's 256-byte
+// prefetch hint on the copies: 0.68, no change; with both 0.57 to 0.58. So
+// what the streams lose there is not the length of the runs alone; the
+// one-block kernel keeps those layouts. The GPU tests, and
+// compute-sanitizer racecheck and memcheck on WarpStreamKernelMatchesCpu,
+// ran on every layout.
 //
 // Shared-memory invariants (`ms`, `groups`, both double2):
 //   ms[((rb * 8 + s) * 3 + p) * 64 + h * 32 + lane] holds lane's A fragment
@@ -96,22 +104,6 @@ __device__ __forceinline__ void stream_dmma(double (&d)[4], double2 a01, double2
     dmma_16x8x8(d, a, b);
 }
 
-// Where local index l (the tile's local bits, ascending) sits: bits 0..5
-// of the result are its row, bits 8..10 its column.
-__device__ __forceinline__ int local_cell(const TileLayout& layout, unsigned l) {
-    int row = 0, column = 0;
-    for (int p = 0; p < layout.tile_bits; ++p) {
-        if (!((l >> p) & 1)) continue;
-        const int role = layout.local_role[p];
-        if (role >= 0) {
-            row |= 1 << role;
-        } else {
-            column |= 1 << (-1 - role);
-        }
-    }
-    return row | column << 8;
-}
-
 __global__ void __launch_bounds__(kStreamThreads, 1)
     apply_matrix_mma_stream_kernel(double2* amps, const double2* __restrict__ images,
                                    const __grid_constant__ TileLayout layout) {
@@ -134,65 +126,36 @@ __global__ void __launch_bounds__(kStreamThreads, 1)
         const unsigned l = threadIdx.x << 5;
         const bool exists = l < local_count;
         load_offset[threadIdx.x] = exists ? local_offset(layout, l) : 0;
-        load_cell[threadIdx.x] = exists ? local_cell(layout, l) : -1;
+        load_cell[threadIdx.x] = exists ? static_cast<int>(tile_cell(layout, l, layout.tile_bits)) : -1;
     } else if (threadIdx.x < kStreamLoads + 8) {
         const int v = threadIdx.x - kStreamLoads;
-        Index offset = 0;
-        for (int b = 0; b < 3; ++b) {
-            if ((v >> b) & 1) offset += layout.target_stride[3 + b];
-        }
-        row_offset_high[v] = offset;
+        row_offset_high[v] = target_offset(layout, v << 3, kStreamTargets);
     }
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const int g = dmma_group(lane), t = dmma_thread_in_group(lane);
     const Index lane_offset = local_offset(layout, lane);
-    const int lane_cell = local_cell(layout, lane);
-    // The lane's output rows g (+ 8, + 16 rb) and columns 2 t, 2 t + 1.
-    Index row_offset_g = 0;
-    for (int b = 0; b < 3; ++b) {
-        if ((g >> b) & 1) row_offset_g += layout.target_stride[b];
-    }
-    const int columns = 1 << layout.num_free;
-    Index column_offset[2];
-    bool column_exists[2];
-    for (int e = 0; e < 2; ++e) {
-        const int c = 2 * t + e;
-        column_exists[e] = c < columns;
-        Index offset = 0;
-        for (int b = 0; b < layout.num_free; ++b) {
-            if ((c >> b) & 1) offset += layout.free_stride[b];
-        }
-        column_offset[e] = offset;
-    }
+    const int lane_cell = static_cast<int>(tile_cell(layout, lane, layout.tile_bits));
+    // The lane's output rows g (+ 8, + 16 rb) and columns 2 t, 2 t + 1
+    // (Index(-1): a column a small state lacks).
+    const Index row_offset_g = target_offset(layout, g, kStreamTargets);
+    const Index lane_column_offset[2] = {column_offset(layout, 2 * t), column_offset(layout, 2 * t + 1)};
     __pipeline_wait_prior(0);
     __syncthreads();  // the matrix, the zeroed buffers and the tables are visible to every warp
 
     double2* const buffers = groups + warp * 2 * kStreamGroupUnits;
     const Index stride = static_cast<Index>(gridDim.x) * kStreamWarps;
-    // The warp's groups: tiles warp_index, + stride, ...
     auto copy_group = [&](Index base, double2* buffer) {
 #pragma unroll
         for (int u = 0; u < kStreamLoads; ++u) {
             const int cell = load_cell[u];
             if (cell < 0) continue;
-            const int c = (lane_cell | cell) >> 8, r = (lane_cell | cell) & 255;
+            const int c = (lane_cell | cell) >> 16, r = (lane_cell | cell) & 0xffff;
             copy_16_past_l1(buffer + stream_cell(c, r), amps + base + lane_offset + load_offset[u]);
         }
     };
-    Index tile = static_cast<Index>(blockIdx.x) * kStreamWarps + warp;
-    Index base = tile < layout.num_tiles ? tile_base(layout, tile) : 0;
-    if (tile < layout.num_tiles) copy_group(base, buffers);
-    __pipeline_commit();
-    for (int b = 0; tile < layout.num_tiles; tile += stride, b ^= 1) {
-        const bool has_next = tile + stride < layout.num_tiles;
-        const Index next_base = has_next ? tile_base(layout, tile + stride) : base;
-        // The next group goes into the other buffer, whose last readers
-        // passed the __syncwarp at the end of the previous group.
-        if (has_next) copy_group(next_base, buffers + (b ^ 1) * kStreamGroupUnits);
-        __pipeline_commit();
-        __pipeline_wait_prior(1);  // this group's copies, issued one commit group ago
-        __syncwarp();              // ... from every lane
-        const double2* const x = buffers + b * kStreamGroupUnits;
+    // Y = M X for the group in buffer x, tile base `at`, stored from the
+    // accumulators.
+    auto multiply_group = [&](const double2* x, Index at) {
         double acc[kStreamRowBlocks][kStreamProducts][4];
 #pragma unroll
         for (int rb = 0; rb < kStreamRowBlocks; ++rb) {
@@ -223,15 +186,35 @@ __global__ void __launch_bounds__(kStreamThreads, 1)
         for (int rb = 0; rb < kStreamRowBlocks; ++rb) {
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
-                const Index row = base + row_offset_g + row_offset_high[rb * 2 + h];
+                const Index row = at + row_offset_g + row_offset_high[rb * 2 + h];
 #pragma unroll
                 for (int e = 0; e < 2; ++e) {
                     const int i = 2 * h + e;
                     const double rr = acc[rb][0][i], ii = acc[rb][1][i], ss = acc[rb][2][i];
-                    if (column_exists[e]) __stcs(amps + row + column_offset[e], make_double2(rr - ii, ss - rr - ii));
+                    if (lane_column_offset[e] == Index(-1)) continue;
+                    __stcs(amps + row + lane_column_offset[e], make_double2(rr - ii, ss - rr - ii));
                 }
             }
         }
+    };
+    // Round r: the block's warps take tiles first_tile + r * stride + warp;
+    // a warp whose tile is past the end copies and stores nothing.
+    const Index first_tile = static_cast<Index>(blockIdx.x) * kStreamWarps;
+    Index base = first_tile + warp < layout.num_tiles ? tile_base(layout, first_tile + warp) : 0;
+    if (first_tile + warp < layout.num_tiles) copy_group(base, buffers);
+    __pipeline_commit();
+    int b = 0;
+    for (Index round = first_tile; round < layout.num_tiles; round += stride, b ^= 1) {
+        const Index tile = round + warp;
+        const bool has_next = tile + stride < layout.num_tiles;
+        const Index next_base = has_next ? tile_base(layout, tile + stride) : base;
+        // The next group goes into the other buffer, whose last readers
+        // passed the __syncwarp at the end of the previous group.
+        if (has_next) copy_group(next_base, buffers + (b ^ 1) * kStreamGroupUnits);
+        __pipeline_commit();
+        __pipeline_wait_prior(1);  // this group's copies, issued one commit group ago
+        __syncwarp();              // ... from every lane
+        if (tile < layout.num_tiles) multiply_group(buffers + b * kStreamGroupUnits, base);
         __syncwarp();  // every lane is done reading buffer b before the next group's copies refill it
         base = next_base;
     }
