@@ -28,23 +28,21 @@
 //
 // It pays only where a group's 512 amplitudes are one contiguous run: the
 // targets and the three free qubits are qubits 0..8 (mma_streams_pay).
-// Measured on an H100 (double, n = 30, fraction of the copy floor, the
-// median of 20 runs in each of three rounds, every layout on this kernel
-// then on the one-block kernel, alternating in one process): low targets
-// 0.868 / 0.831 / 0.837 against 0.698 / 0.765 / 0.769, descending 0.882 /
-// 0.832 / 0.834 against 0.803 / 0.769 / 0.764; high targets 0.67 to 0.68
-// against 0.765 to 0.804, scattered (21, 22, 7, 29, 26, 27) 0.67 against
-// 0.76 to 0.80. On
-// high and scattered targets a group is 64 runs of 128 bytes, 2^24
-// amplitudes apart on high targets. Two ways to read longer runs there were
-// tried in the same rounds and lost: a block barrier before each round's
-// copies, so that the eight warps read neighbouring tiles together (1 KiB
-// runs, as the one-block kernel's tiles): 0.60 to 0.63; and L2's 256-byte
-// prefetch hint on the copies: 0.68, no change; with both 0.57 to 0.58. So
-// what the streams lose there is not the length of the runs alone; the
-// one-block kernel keeps those layouts. The GPU tests, and
-// compute-sanitizer racecheck and memcheck on WarpStreamKernelMatchesCpu,
-// ran on every layout.
+// Measured on an H100 (double, n = 30, fraction of the copy floor, the median
+// of 20 runs in each of three rounds, every layout on this kernel then on the
+// one-block kernel, alternating in one process): low targets 0.868 / 0.831 /
+// 0.837 against 0.698 / 0.765 / 0.769, descending 0.882 / 0.832 / 0.834 against
+// 0.803 / 0.769 / 0.764; high targets 0.67 to 0.68 against 0.765 to 0.804,
+// scattered (21, 22, 7, 29, 26, 27) 0.67 against 0.76 to 0.80. On high and
+// scattered targets a group is 64 runs of 128 bytes, 2^24 amplitudes apart on
+// high targets. Two ways to read longer runs there were tried in the same
+// rounds and lost: a block barrier before each round's copies, so that the
+// eight warps read neighbouring tiles together (1 KiB runs, as the one-block
+// kernel's tiles): 0.60 to 0.63; and L2's 256-byte prefetch hint on the copies:
+// 0.68, no change; with both 0.57 to 0.58. So what the streams lose there is
+// not the length of the runs alone; the one-block kernel keeps those layouts.
+// The GPU tests, and compute-sanitizer racecheck and memcheck on
+// WarpStreamKernelMatchesCpu, ran on every layout.
 //
 // Shared-memory invariants (`ms`, `groups`, both double2):
 //   ms[((rb * 8 + s) * 3 + p) * 64 + h * 32 + lane] holds lane's A fragment
