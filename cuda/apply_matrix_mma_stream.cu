@@ -26,21 +26,28 @@
 // staged behind barriers, the matrix streamed from L2 in chunks) did not.
 // This kernel is that probe made a gate.
 //
-// It pays only where a group's 512 amplitudes are one contiguous run: the
-// targets and the three free qubits are qubits 0..8 (mma_streams_pay).
-// Measured on an H100 (double, n = 30, fraction of the copy floor, the median
-// of 20 runs in each of three rounds, every layout on this kernel then on the
-// one-block kernel, alternating in one process): low targets 0.868 / 0.831 /
-// 0.837 against 0.698 / 0.765 / 0.769, descending 0.882 / 0.832 / 0.834 against
-// 0.803 / 0.769 / 0.764; high targets 0.67 to 0.68 against 0.765 to 0.804,
-// scattered (21, 22, 7, 29, 26, 27) 0.67 against 0.76 to 0.80. On high and
-// scattered targets a group is 64 runs of 128 bytes, 2^24 amplitudes apart on
-// high targets. Two ways to read longer runs there were tried in the same
-// rounds and lost: a block barrier before each round's copies, so that the
-// eight warps read neighbouring tiles together (1 KiB runs, as the one-block
-// kernel's tiles): 0.60 to 0.63; and L2's 256-byte prefetch hint on the copies:
-// 0.68, no change; with both 0.57 to 0.58. So what the streams lose there is
-// not the length of the runs alone; the one-block kernel keeps those layouts.
+// It pays where each 128-byte line of the state that a group reads (qubits
+// 0..2) is one row or one column of the group, and lands in one 128-byte
+// row of shared memory (mma_streams_pay, stream_cell): a line split over
+// several shared rows costs the 16-byte copies dearly. Targets 3..8 (qubits
+// 0..2 the group's columns) at n = 28 on the column-major cells of low
+// targets, by Nsight Compute: 32 shared-memory wavefronts per copy
+// instruction against 4 on low targets, twice the sectors from L2 to L1
+// (2.7e8 against 1.3e8) and 3.68 ms against 3.01; on the row-major cells below
+// 2.99 ms. Measured on an H100 (double, n = 30, fraction of the copy floor,
+// the median of 20 runs in each of three rounds, alternating with the
+// one-block kernel in one process): low targets 0.882 / 0.862 / 0.851 against
+// 0.810 / 0.791 / 0.784, descending 0.841 / 0.842 / 0.842 against 0.805 /
+// 0.782 / 0.778, high targets 0.802 / 0.839 / 0.842 against 0.700 / 0.749 /
+// 0.759, scattered (21, 22, 7, 29, 26, 27) 0.882 / 0.859 / 0.851 against
+// 0.811 / 0.789 / 0.779; high and scattered targets on the column-major cells
+// had run at 0.67 to 0.68. What did not help high targets before that was
+// found, in the same kind of rounds: a block barrier before each round's
+// copies, so that the eight warps read neighbouring tiles together (1 KiB
+// runs): 0.60 to 0.63; L2's 256-byte prefetch hint on the copies: no change;
+// the stores of each row's 8 columns as two whole 64-byte runs (a shuffle
+// between lanes) or through the group's buffer as whole lines: no gain, and
+// 0.05 lost on low targets for the second.
 // The GPU tests, and compute-sanitizer racecheck and memcheck on
 // WarpStreamKernelMatchesCpu, ran on every layout.
 //
@@ -50,7 +57,7 @@
 //     product p (0: Re M, 1: Im M, 2: Re M + Im M): (a0, a1) for h = 0,
 //     (a2, a3) for h = 1 (cuda/dmma.cuh), of the matrix with its targets in
 //     ascending order, from the block's start to its end.
-//   groups[(warp * 2 + b) * 512 + stream_cell(c, r)] holds row r, column c
+//   groups[(warp * 2 + b) * 512 + stream_cell<R>(c, r)] holds row r, column c
 //     of the group in buffer b of warp `warp` (re, im), from the warp's
 //     wait for that group's copies until the warp's __syncwarp after the
 //     group's stores; only that warp reads or writes it. Columns a small
@@ -80,19 +87,23 @@ constexpr std::size_t kStreamSharedBytes =
     (static_cast<std::size_t>(kStreamImageUnits) + kStreamWarps * 2 * kStreamGroupUnits) * sizeof(double2) +
     (kStreamLoads + 8) * sizeof(Index) + kStreamLoads * sizeof(int);
 
-// The unit of row r, column c in a group buffer. Each column's 64 rows are
-// contiguous; within each 128-byte run of 8 rows the rows are permuted by an
-// XOR with c's bits (bit 0 to bit 2, bits 1, 2 to bits 0, 1), so that a
-// B-fragment load (lanes g, t read column g, rows 8 s + t and + 4: a quarter
-// warp reads columns 2 j and 2 j + 1) and a copy of one row's 8 columns (a
-// quarter warp on high targets) or of 8 rows of one column (low targets)
-// each touch 8 different 16-byte bank groups.
+// The unit of row r, column c in a group buffer. A B-fragment load (lanes
+// g, t read column g, rows 8 s + t and + 4: a quarter warp reads columns 2 j
+// and 2 j + 1, 4 rows each) touches 8 different 16-byte bank groups in both
+// forms, and each 128-byte line of the state lands in one 128-byte row of the
+// buffer, its 32-byte sectors whole:
+// - column-major (low targets: qubits 0..2 are rows 0..2, a line is 8 rows
+//   of one column): each column's 64 rows are contiguous, and within each run
+//   of 8 rows the rows are permuted by an XOR with c's bits (bit 0 to bit 2,
+//   bits 1, 2 to bits 0, 1);
+// - row-major (qubits 0..2 are free, a line is one row's 8 columns, column
+//   bits 1, 2, 0 in the order of the state, mma_tile_layout): each row's 8
+//   columns are contiguous in the state's order, XORed with the row's low
+//   two bits.
+template <bool kRowMajor>
 __device__ __forceinline__ int stream_cell(int c, int r) {
+    if (kRowMajor) return r * 8 + (((c >> 1) | ((c & 1) << 2)) ^ (r & 3));
     return c * kStreamRows + (r & ~7) + ((r & 7) ^ (((c & 1) << 2) | ((c >> 1) & 3)));
-}
-
-__device__ __forceinline__ void copy_16_past_l1(void* dst, const void* src) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(shared_address(dst)), "l"(src) : "memory");
 }
 
 // d += a * b, a = (a01, a23) as held in `ms`.
@@ -102,6 +113,7 @@ __device__ __forceinline__ void stream_dmma(double (&d)[4], double2 a01, double2
     dmma_16x8x8(d, a, b);
 }
 
+template <bool kRowMajor>
 __global__ void __launch_bounds__(kStreamThreads, 1)
     apply_matrix_mma_stream_kernel(double2* amps, const double2* __restrict__ images,
                                    const __grid_constant__ TileLayout layout) {
@@ -114,7 +126,9 @@ __global__ void __launch_bounds__(kStreamThreads, 1)
     Index* const row_offset_high = load_offset + kStreamLoads;
     int* const load_cell = reinterpret_cast<int*>(row_offset_high + 8);
 
-    for (int e = threadIdx.x; e < kStreamImageUnits; e += kStreamThreads) copy_16_past_l1(ms + e, images + e);
+    for (int e = threadIdx.x; e < kStreamImageUnits; e += kStreamThreads) {
+        __pipeline_memcpy_async(ms + e, images + e, sizeof(double2));
+    }
     __pipeline_commit();
     for (int e = threadIdx.x; e < kStreamWarps * 2 * kStreamGroupUnits; e += kStreamThreads) {
         groups[e] = make_double2(0.0, 0.0);
@@ -148,7 +162,8 @@ __global__ void __launch_bounds__(kStreamThreads, 1)
             const int cell = load_cell[u];
             if (cell < 0) continue;
             const int c = (lane_cell | cell) >> 16, r = (lane_cell | cell) & 0xffff;
-            copy_16_past_l1(buffer + stream_cell(c, r), amps + base + lane_offset + load_offset[u]);
+            __pipeline_memcpy_async(buffer + stream_cell<kRowMajor>(c, r), amps + base + lane_offset + load_offset[u],
+                                    sizeof(double2));
         }
     };
     // Y = M X for the group in buffer x, tile base `at`, stored from the
@@ -166,7 +181,8 @@ __global__ void __launch_bounds__(kStreamThreads, 1)
 #pragma unroll 2
         for (int s = 0; s < kStreamSlices; ++s) {
             // B: rows 8 s + t and 8 s + t + 4 of column g, and their sums.
-            const double2 x0 = x[stream_cell(g, 8 * s + t)], x1 = x[stream_cell(g, 8 * s + t + 4)];
+            const double2 x0 = x[stream_cell<kRowMajor>(g, 8 * s + t)];
+            const double2 x1 = x[stream_cell<kRowMajor>(g, 8 * s + t + 4)];
             const double sum0 = x0.x + x0.y, sum1 = x1.x + x1.y;
             const double2* const a = ms + s * kStreamProducts * 64 + lane;
 #pragma unroll
@@ -241,12 +257,27 @@ __global__ void make_stream_images_kernel(const double2* __restrict__ matrix, do
     }
 }
 
+// Where a group's 128-byte lines of the state (qubits 0..2) lie: along its
+// columns (qubits 0..2 are targets: a line is 8 rows of one column), along
+// its rows (qubits 0..2 are free: a line is one row's 8 columns), or
+// neither (mixed, or not all of qubits 0..2 in the tile: a control or a
+// small state).
+enum class StreamLines { AlongColumns, AlongRows, Mixed };
+
+StreamLines stream_lines(const TileLayout& layout) {
+    if (layout.tile_bits < 3 || layout.local_bits[2] != 2) return StreamLines::Mixed;  // local bits ascend
+    int target_bits = 0;
+    for (int p = 0; p < 3; ++p) target_bits += layout.local_role[p] >= 0;
+    return target_bits == 3 ? StreamLines::AlongColumns
+           : target_bits == 0 ? StreamLines::AlongRows
+                              : StreamLines::Mixed;
+}
+
 }  // namespace
 
 bool mma_streams_pay(const GateQubits& gate) {
-    if (gate.num_targets != kStreamTargets) return false;
-    const TileLayout layout = make_tile_layout(gate, kStreamColumnBits);
-    return layout.local_bits[layout.tile_bits - 1] == layout.tile_bits - 1;  // ascending: qubits 0 .. tile_bits - 1
+    return gate.num_targets == kStreamTargets &&
+           stream_lines(make_tile_layout(gate, kStreamColumnBits)) != StreamLines::Mixed;
 }
 
 bool apply_matrix_mma_streams(std::complex<double>* amps, const GateQubits& gate, const Matrix& matrix) {
@@ -259,9 +290,13 @@ bool apply_matrix_mma_streams(std::complex<double>* amps, const GateQubits& gate
 
     const TargetOrder order = target_order(gate);
     const TileLayout layout = mma_tile_layout<double>(gate, order, kStreamColumnBits);
-    allow_shared_memory(apply_matrix_mma_stream_kernel, kStreamSharedBytes, "the warp-stream kernel for 6 targets");
+    // Mixed lines (a direct call's layout that mma_streams_pay turns down)
+    // run correctly on either form.
+    auto kernel = stream_lines(layout) == StreamLines::AlongRows ? apply_matrix_mma_stream_kernel<true>
+                                                                 : apply_matrix_mma_stream_kernel<false>;
+    allow_shared_memory(kernel, kStreamSharedBytes, "the warp-stream kernel for 6 targets");
     // A warp a tile (a group), kStreamWarps a block.
-    const unsigned blocks = resident_grid(apply_matrix_mma_stream_kernel, kStreamThreads, kStreamSharedBytes,
+    const unsigned blocks = resident_grid(kernel, kStreamThreads, kStreamSharedBytes,
                                           (layout.num_tiles + kStreamWarps - 1) / kStreamWarps);
 
     const DeviceArray<double2> device_matrix = device_copy_of(matrix);
@@ -269,8 +304,7 @@ bool apply_matrix_mma_streams(std::complex<double>* amps, const GateQubits& gate
     make_stream_images_kernel<<<grid_stride_blocks(kStreamImageUnits, 256), 256>>>(device_matrix.data(),
                                                                                   images.data(), order);
     QMARG_CHECK_LAUNCH(make_stream_images_kernel);
-    apply_matrix_mma_stream_kernel<<<blocks, kStreamThreads, kStreamSharedBytes>>>(
-        reinterpret_cast<double2*>(amps), images.data(), layout);
+    kernel<<<blocks, kStreamThreads, kStreamSharedBytes>>>(reinterpret_cast<double2*>(amps), images.data(), layout);
     QMARG_CHECK_LAUNCH(apply_matrix_mma_stream_kernel);
     return true;
 }
