@@ -192,9 +192,10 @@ bool apply_matrix_mma_companion_alone(std::complex<Real>* amps, const GateQubits
 // sm_90 or lacks the kernel's 224 KiB of shared memory per block.
 bool apply_matrix_mma_streams(std::complex<double>* amps, const GateQubits& gate, const Matrix& matrix);
 // Whether apply_matrix_mma gives a double gate to the warp streams: 6
-// targets, and qubits 0..2 all targets or all free (no control among them),
-// so that each 128-byte line of the state is one column's 8 rows or one row's
-// 8 columns of a group: the layouts where they beat the one-block kernel.
+// targets, qubits 0..2 targets or free in any mix (no control among them),
+// and qubit 0 a target or one of at least three free qubits, so that the
+// kernel's buffers keep each 32-byte sector of the state whole: the layouts
+// where they beat the one-block kernel.
 bool mma_streams_pay(const GateQubits& gate);
 
 // Whether the current device has FP64 tensor cores (compute capability >= 8.0).

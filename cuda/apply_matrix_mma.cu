@@ -860,7 +860,7 @@ void launch_mma_blocks(std::complex<Real>* amps, const GateQubits& gate, const M
 }
 
 // k = 9 and 10 run on clusters wherever the GPU can hold one, double k = 6
-// with qubits 0..2 all targets or all free (mma_streams_pay) on warp streams
+// with no control among qubits 0..2 (mma_streams_pay) on warp streams
 // (apply_matrix_mma_stream.cu) wherever the GPU is sm_90 with room for them;
 // everything else, and all of it before sm_90, on the one-block kernel.
 template <int K, class Real>

@@ -26,28 +26,34 @@
 // staged behind barriers, the matrix streamed from L2 in chunks) did not.
 // This kernel is that probe made a gate.
 //
-// It pays where each 128-byte line of the state that a group reads (qubits
-// 0..2) is one row or one column of the group, and lands in one 128-byte
-// row of shared memory (mma_streams_pay, stream_cell): a line split over
-// several shared rows costs the 16-byte copies dearly. Targets 3..8 (qubits
-// 0..2 the group's columns) at n = 28 on the column-major cells of low
-// targets, by Nsight Compute: 32 shared-memory wavefronts per copy
-// instruction against 4 on low targets, twice the sectors from L2 to L1
-// (2.7e8 against 1.3e8) and 3.68 ms against 3.01; on the row-major cells below
-// 2.99 ms. Measured on an H100 (double, n = 30, fraction of the copy floor,
-// the median of 20 runs in each of three rounds, alternating with the
-// one-block kernel in one process): low targets 0.882 / 0.862 / 0.851 against
-// 0.810 / 0.791 / 0.784, descending 0.841 / 0.842 / 0.842 against 0.805 /
-// 0.782 / 0.778, high targets 0.802 / 0.839 / 0.842 against 0.700 / 0.749 /
-// 0.759, scattered (21, 22, 7, 29, 26, 27) 0.882 / 0.859 / 0.851 against
-// 0.811 / 0.789 / 0.779; high and scattered targets on the column-major cells
-// had run at 0.67 to 0.68. What did not help high targets before that was
-// found, in the same kind of rounds: a block barrier before each round's
-// copies, so that the eight warps read neighbouring tiles together (1 KiB
-// runs): 0.60 to 0.63; L2's 256-byte prefetch hint on the copies: no change;
-// the stores of each row's 8 columns as two whole 64-byte runs (a shuffle
-// between lanes) or through the group's buffer as whole lines: no gain, and
-// 0.05 lost on low targets for the second.
+// It pays wherever qubits 0..2 are targets or free, in any mix (no control
+// among them; mma_streams_pay): the group buffer's cells then keep each
+// 32-byte sector of the state whole (stream_cell). Cells that split the
+// sectors cost the 16-byte copies dearly: targets 3..8 (qubits 0..2 the
+// group's columns) at n = 28 on the column-major cells, by Nsight Compute: 32
+// shared-memory wavefronts per copy instruction against 4 on low targets,
+// twice the sectors from L2 to L1 (2.7e8 against 1.3e8) and 3.68 ms against
+// 3.01; on the row-major cells 2.99 ms. Measured on an H100 (double, n = 30,
+// fraction of the copy floor, the median of 20 runs in each of three rounds,
+// alternating with the one-block kernel in one process), streams against
+// one-block:
+//   low              0.855 / 0.833 / 0.864   0.809 / 0.772 / 0.790
+//   descending       0.887 / 0.849 / 0.864   0.808 / 0.786 / 0.785
+//   high             0.809 / 0.856 / 0.837   0.706 / 0.784 / 0.780
+//   21 22 7 29 26 27 0.835 / 0.853 / 0.862   0.810 / 0.778 / 0.792
+//   0 2 4 6 8 7      0.862 / 0.850 / 0.852   0.822 / 0.795 / 0.797
+//   0 3 4 5 6 7      0.830 / 0.850 / 0.845   0.728 / 0.802 / 0.799
+//   1 2 3 4 5 6      0.835 / 0.876 / 0.864   0.822 / 0.800 / 0.813
+//   1 3 5 7 9 11     0.868 / 0.862 / 0.869   0.818 / 0.802 / 0.798
+// (the last four lay a 128-byte line of the state over 2 or 4 rows of the
+// buffer). High and scattered targets on the column-major cells had run at
+// 0.67 to 0.68. What did not help them before the cells were found, in the
+// same kind of rounds: a block barrier before each round's copies, so that
+// the eight warps read neighbouring tiles together (1 KiB runs): 0.60 to 0.63;
+// L2's 256-byte prefetch hint on the copies: no change; the stores of each
+// row's 8 columns as two whole 64-byte runs (a shuffle between lanes) or
+// through the group's buffer as whole lines: no gain, and 0.05 lost on low
+// targets for the second.
 // The GPU tests, and compute-sanitizer racecheck and memcheck on
 // WarpStreamKernelMatchesCpu, ran on every layout.
 //
@@ -90,16 +96,17 @@ constexpr std::size_t kStreamSharedBytes =
 // The unit of row r, column c in a group buffer. A B-fragment load (lanes
 // g, t read column g, rows 8 s + t and + 4: a quarter warp reads columns 2 j
 // and 2 j + 1, 4 rows each) touches 8 different 16-byte bank groups in both
-// forms, and each 128-byte line of the state lands in one 128-byte row of the
-// buffer, its 32-byte sectors whole:
-// - column-major (low targets: qubits 0..2 are rows 0..2, a line is 8 rows
-//   of one column): each column's 64 rows are contiguous, and within each run
-//   of 8 rows the rows are permuted by an XOR with c's bits (bit 0 to bit 2,
-//   bits 1, 2 to bits 0, 1);
-// - row-major (qubits 0..2 are free, a line is one row's 8 columns, column
-//   bits 1, 2, 0 in the order of the state, mma_tile_layout): each row's 8
-//   columns are contiguous in the state's order, XORed with the row's low
-//   two bits.
+// forms, and each 32-byte sector of the state (qubit 0's two values) lands
+// whole in one 32-byte bank pair (stream_cells picks the form):
+// - column-major (qubit 0 a target, row bit 0): each column's 64 rows are
+//   contiguous, and within each run of 8 rows the rows are permuted by an
+//   XOR with c's bits (bit 0 to bit 2, bits 1, 2 to bits 0, 1);
+// - row-major (qubit 0 free: column bit 1, the columns' bits 1, 2, 0 being
+//   free qubits 0, 1, 2, mma_tile_layout): each row's 8 columns are
+//   contiguous in the state's order, XORed with the row's low two bits.
+// A 128-byte line of the state (qubits 0..2) then spans one row of the
+// buffer where qubits 0..2 are all targets or all free, and 2 or 4 where
+// they are mixed.
 template <bool kRowMajor>
 __device__ __forceinline__ int stream_cell(int c, int r) {
     if (kRowMajor) return r * 8 + (((c >> 1) | ((c & 1) << 2)) ^ (r & 3));
@@ -257,27 +264,29 @@ __global__ void make_stream_images_kernel(const double2* __restrict__ matrix, do
     }
 }
 
-// Where a group's 128-byte lines of the state (qubits 0..2) lie: along its
-// columns (qubits 0..2 are targets: a line is 8 rows of one column), along
-// its rows (qubits 0..2 are free: a line is one row's 8 columns), or
-// neither (mixed, or not all of qubits 0..2 in the tile: a control or a
-// small state).
-enum class StreamLines { AlongColumns, AlongRows, Mixed };
+// The cells that keep each 32-byte sector of the state (qubit 0's two
+// values) whole in a group buffer: column-major where qubit 0 is a target
+// (row bit 0), row-major where it is free (column bit 1, with the columns
+// reordered: at least three free qubits). None where a control lies among
+// qubits 0..2, so that a line holds only part of a group's amplitudes: the
+// one-block kernel is faster there (control 1, targets 0, 2..6, fraction of
+// the whole state's copy floor: 1.113 / 1.116 / 1.126 against the streams'
+// 1.073 / 1.084 / 1.081), nor where a small state's only free qubits leave
+// qubit 0 on column bit 0.
+enum class StreamCells { ColumnMajor, RowMajor, None };
 
-StreamLines stream_lines(const TileLayout& layout) {
-    if (layout.tile_bits < 3 || layout.local_bits[2] != 2) return StreamLines::Mixed;  // local bits ascend
-    int target_bits = 0;
-    for (int p = 0; p < 3; ++p) target_bits += layout.local_role[p] >= 0;
-    return target_bits == 3 ? StreamLines::AlongColumns
-           : target_bits == 0 ? StreamLines::AlongRows
-                              : StreamLines::Mixed;
+StreamCells stream_cells(const TileLayout& layout) {
+    // Local bits ascend: qubits 0..2 are in the tile iff local bit 2 is.
+    if (layout.tile_bits < 3 || layout.local_bits[2] != 2) return StreamCells::None;
+    if (layout.local_role[0] >= 0) return StreamCells::ColumnMajor;
+    return layout.num_free >= 3 ? StreamCells::RowMajor : StreamCells::None;
 }
 
 }  // namespace
 
 bool mma_streams_pay(const GateQubits& gate) {
     return gate.num_targets == kStreamTargets &&
-           stream_lines(make_tile_layout(gate, kStreamColumnBits)) != StreamLines::Mixed;
+           stream_cells(mma_tile_layout<double>(gate, target_order(gate), kStreamColumnBits)) != StreamCells::None;
 }
 
 bool apply_matrix_mma_streams(std::complex<double>* amps, const GateQubits& gate, const Matrix& matrix) {
@@ -290,10 +299,10 @@ bool apply_matrix_mma_streams(std::complex<double>* amps, const GateQubits& gate
 
     const TargetOrder order = target_order(gate);
     const TileLayout layout = mma_tile_layout<double>(gate, order, kStreamColumnBits);
-    // Mixed lines (a direct call's layout that mma_streams_pay turns down)
-    // run correctly on either form.
-    auto kernel = stream_lines(layout) == StreamLines::AlongRows ? apply_matrix_mma_stream_kernel<true>
-                                                                 : apply_matrix_mma_stream_kernel<false>;
+    // A layout that mma_streams_pay turns down (a direct call's) runs
+    // correctly on either form.
+    auto kernel = stream_cells(layout) == StreamCells::RowMajor ? apply_matrix_mma_stream_kernel<true>
+                                                                : apply_matrix_mma_stream_kernel<false>;
     allow_shared_memory(kernel, kStreamSharedBytes, "the warp-stream kernel for 6 targets");
     // A warp a tile (a group), kStreamWarps a block.
     const unsigned blocks = resident_grid(kernel, kStreamThreads, kStreamSharedBytes,

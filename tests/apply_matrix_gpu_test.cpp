@@ -754,26 +754,28 @@ TEST(DensePathRule, PicksTheDocumentedKernel) {
     EXPECT_EQ(path(f, {0, 1, 2, 3, 4}, no_mma), DensePath::Small);
 }
 
-// Double k = 6 takes the warp streams where qubits 0..2 are all targets or
-// all free, in any order and wherever the other targets and controls lie:
-// each 128-byte line of the state is then one column's rows or one row's
-// columns of a group.
-TEST(DensePathRule, WarpStreamsTakeWholeLines) {
+// Double k = 6 takes the warp streams where qubits 0..2 are targets or free
+// in any mix (no control among them), in any order and wherever the other
+// targets and controls lie: the kernel's buffers then hold each 32-byte
+// sector of the state whole.
+TEST(DensePathRule, WarpStreamsKeepSectorsWhole) {
     auto pays = [](int n, const Qubits& targets, const Qubits& controls = {}) {
         return qmarg::gpu::mma_streams_pay(qmarg::gpu::describe_gate(n, targets, controls, {}));
     };
     EXPECT_TRUE(pays(30, {0, 1, 2, 3, 4, 5}));
     EXPECT_TRUE(pays(30, {5, 4, 3, 2, 1, 0}));
-    EXPECT_TRUE(pays(30, {0, 1, 2, 3, 4, 9}));
+    EXPECT_TRUE(pays(30, {0, 2, 4, 6, 8, 7}));          // qubit 1 free
     EXPECT_TRUE(pays(30, {2, 0, 1, 20, 25, 29}, {5}));
     EXPECT_TRUE(pays(30, {3, 4, 5, 6, 7, 8}));          // qubits 0..2 free
     EXPECT_TRUE(pays(30, {24, 25, 26, 27, 28, 29}));
     EXPECT_TRUE(pays(30, {21, 22, 7, 29, 26, 27}, {3}));
-    EXPECT_TRUE(pays(9, {8, 7, 6, 5, 4, 3}));           // one group, qubits 0..2 its columns
-    EXPECT_FALSE(pays(30, {0, 2, 4, 6, 8, 7}));         // qubit 1 free: lines mixed
+    EXPECT_TRUE(pays(30, {1, 2, 3, 4, 5, 6}));          // qubit 0 free, 1 and 2 targets
+    EXPECT_TRUE(pays(9, {8, 7, 6, 5, 4, 3}));           // one group: three free qubits
     EXPECT_FALSE(pays(30, {1, 2, 3, 4, 5, 6}, {0}));    // a control on qubit 0
-    EXPECT_FALSE(pays(30, {3, 4, 5, 6, 7, 8}, {1}));    // a control on qubit 1
-    EXPECT_FALSE(pays(7, {6, 5, 4, 3, 2, 1}));          // one free qubit: lines mixed
+    EXPECT_FALSE(pays(30, {0, 2, 3, 4, 5, 6}, {1}));    // a control on qubit 1
+    EXPECT_FALSE(pays(30, {3, 4, 5, 6, 7, 8}, {2}));    // a control on qubit 2
+    EXPECT_FALSE(pays(8, {7, 6, 5, 4, 3, 2}));          // qubit 0 free, two free qubits
+    EXPECT_TRUE(pays(7, {6, 5, 4, 3, 2, 0}));           // qubit 0 a target
     EXPECT_FALSE(pays(30, {0, 1, 2, 3, 4}));            // 5 targets
 }
 
