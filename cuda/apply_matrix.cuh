@@ -14,9 +14,10 @@
 //   apply_matrix_mma          dense, on FP64 tensor cores (DMMA): the tiled
 //                             product with DMMA micro-kernels (a float state
 //                             is widened to double on chip); double k = 6
-//                             on the lowest qubits, on sm_90, as warp
-//                             streams, each warp with its own groups and no
-//                             block barriers (apply_matrix_mma_stream.cu).
+//                             with no control among qubits 0..2, on sm_90,
+//                             as warp streams, each warp with its own groups
+//                             and no block barriers
+//                             (apply_matrix_mma_stream.cu).
 //
 // Which path a dense gate takes (dense_path below), on a GPU with FP64 tensor
 // cores (float states are widened to double on chip: no lower-precision
