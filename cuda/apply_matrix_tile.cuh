@@ -112,10 +112,7 @@ unsigned resident_grid(Kernel kernel, int threads, std::size_t shared_bytes, Ind
 // naming what it needs and what this GPU offers.
 template <class Kernel>
 void allow_shared_memory(Kernel kernel, std::size_t shared_bytes, const char* what) {
-    int device = 0;
-    QMARG_CUDA_CHECK(cudaGetDevice(&device));
-    int optin = 0;
-    QMARG_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    const int optin = device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
     if (shared_bytes > static_cast<std::size_t>(optin)) {
         throw Error(std::string("apply_matrix: ") + what + " needs " + std::to_string(shared_bytes) +
                     " bytes of shared memory per block, but this GPU allows at most " + std::to_string(optin));
