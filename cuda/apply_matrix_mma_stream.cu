@@ -53,7 +53,17 @@
 // L2's 256-byte prefetch hint on the copies: no change; the stores of each
 // row's 8 columns as two whole 64-byte runs (a shuffle between lanes) or
 // through the group's buffer as whole lines: no gain, and 0.05 lost on low
-// targets for the second.
+// targets for the second. Nor, with the cells in place, anything that cut
+// the shared loads (apply_matrix_k6_shared_loads_H100.json; three rounds
+// each through apply_matrix_bench against this kernel, which ran 0.82 to
+// 0.87 there): two neighbouring tiles a warp, each A-fragment load feeding
+// both groups' DMMAs (38 % fewer shared loads; 4 warps a block with double
+// buffers 0.70, 8 warps with single buffers 0.80 to 0.83); Re M + Im M
+// formed from the other two fragments instead of loaded (DADDs share the
+// DMMA pipe: 0.79 to 0.81); X loaded straight into registers, the next
+// tile's as each slice frees them (0.69 to 0.77). Each ran at higher clocks
+// at the same 700 W, spending less power a clock, but stalled more than the
+// clocks gave back.
 // The GPU tests, and compute-sanitizer racecheck and memcheck on
 // WarpStreamKernelMatchesCpu, ran on every layout.
 //
