@@ -292,11 +292,27 @@ StreamCells stream_cells(const TileLayout& layout) {
     return layout.num_free >= 3 ? StreamCells::RowMajor : StreamCells::None;
 }
 
+// The gate as the streams take it: its targets in ascending order, its
+// tiles (a group's kStreamColumnBits free qubits) and the buffer form. The
+// rule (mma_streams_pay) and the launcher both judge this one layout.
+struct StreamPlan {
+    TargetOrder order;
+    TileLayout layout;
+    StreamCells cells;
+};
+
+StreamPlan plan_streams(const GateQubits& gate) {
+    StreamPlan plan;
+    plan.order = target_order(gate);
+    plan.layout = mma_tile_layout<double>(gate, plan.order, kStreamColumnBits);
+    plan.cells = stream_cells(plan.layout);
+    return plan;
+}
+
 }  // namespace
 
 bool mma_streams_pay(const GateQubits& gate) {
-    return gate.num_targets == kStreamTargets &&
-           stream_cells(mma_tile_layout<double>(gate, target_order(gate), kStreamColumnBits)) != StreamCells::None;
+    return gate.num_targets == kStreamTargets && plan_streams(gate).cells != StreamCells::None;
 }
 
 bool apply_matrix_mma_streams(std::complex<double>* amps, const GateQubits& gate, const Matrix& matrix) {
@@ -307,12 +323,12 @@ bool apply_matrix_mma_streams(std::complex<double>* amps, const GateQubits& gate
     const int optin = device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
     if (compute_capability_major() < 9 || static_cast<std::size_t>(optin) < kStreamSharedBytes) return false;
 
-    const TargetOrder order = target_order(gate);
-    const TileLayout layout = mma_tile_layout<double>(gate, order, kStreamColumnBits);
+    const StreamPlan plan = plan_streams(gate);
+    const TileLayout& layout = plan.layout;
     // A layout that mma_streams_pay turns down (a direct call's) runs
     // correctly on either form.
-    auto kernel = stream_cells(layout) == StreamCells::RowMajor ? apply_matrix_mma_stream_kernel<true>
-                                                                : apply_matrix_mma_stream_kernel<false>;
+    auto kernel = plan.cells == StreamCells::RowMajor ? apply_matrix_mma_stream_kernel<true>
+                                                      : apply_matrix_mma_stream_kernel<false>;
     allow_shared_memory(kernel, kStreamSharedBytes, "the warp-stream kernel for 6 targets");
     // A warp a tile (a group), kStreamWarps a block.
     const unsigned blocks = resident_grid(kernel, kStreamThreads, kStreamSharedBytes,
@@ -321,7 +337,7 @@ bool apply_matrix_mma_streams(std::complex<double>* amps, const GateQubits& gate
     const DeviceArray<double2> device_matrix = device_copy_of(matrix);
     DeviceArray<double2> images(kStreamImageUnits, "the gate matrix in the warp-stream kernel's fragment order");
     make_stream_images_kernel<<<grid_stride_blocks(kStreamImageUnits, 256), 256>>>(device_matrix.data(),
-                                                                                  images.data(), order);
+                                                                                  images.data(), plan.order);
     QMARG_CHECK_LAUNCH(make_stream_images_kernel);
     kernel<<<blocks, kStreamThreads, kStreamSharedBytes>>>(reinterpret_cast<double2*>(amps), images.data(), layout);
     QMARG_CHECK_LAUNCH(apply_matrix_mma_stream_kernel);
