@@ -231,4 +231,43 @@ TEST(BinStationaryPlan, HighestQubitsInEitherOrder) {
     }
 }
 
+// Blocks of whole segments: a double plan whose segments are at most a batch
+// long (kLoadsInFlight tasks) gives each block one batch, and runs the step
+// form where its segments are one or two tasks; float blocks stay longer.
+// n = 24, k = 20 on the highest qubits: segments of one task, 8192 blocks of
+// four in double, 2^4 tasks a block in float.
+TEST(BinStationaryPlan, ShortDoubleSegmentsRunOneBatchABlock) {
+    for (int n = 12; n <= 30; ++n) {
+        for (int k = n - 8; k <= n; ++k) {
+            for (bool descending : {false, true}) {
+                Qubits qubits(static_cast<std::size_t>(k));
+                for (int j = 0; j < k; ++j) qubits[static_cast<std::size_t>(j)] = descending ? n - 1 - j : n - k + j;
+                for (bool single : {false, true}) {
+                    SCOPED_TRACE("n = " + std::to_string(n) + ", " + qmarg_test::describe(qubits) +
+                                 (single ? ", float" : ", double"));
+                    const bs::MergePlan chosen = bs::choose_merge(n, qubits, single, false, {});
+                    const bs::Plan& plan = chosen.launch.plan;
+                    if (plan.log_parts != 0 || plan.log_segment_tasks > 2) continue;  // other paths
+                    const int steps = plan.log_segment_tasks + plan.log_segments_per_block;
+                    if (single) {
+                        EXPECT_GE(steps, 3) << "float blocks of whole segments run at least 2^3 steps";
+                        continue;
+                    }
+                    EXPECT_EQ(1 << steps, bs::kLoadsInFlight) << "one batch a block";
+                    EXPECT_EQ(bs::step_segments_apply(plan, bs::kLoadsInFlight), plan.log_segment_tasks <= 1 &&
+                                                                                   plan.nonselected_warp_mask == 0);
+                }
+            }
+        }
+    }
+    Qubits highest(20);
+    std::iota(highest.begin(), highest.end(), 4);
+    const bs::MergePlan d = bs::choose_merge(24, highest, false, false, {});
+    EXPECT_EQ(d.launch.blocks, std::uint64_t{1} << 13);
+    EXPECT_EQ(d.launch.plan.log_segment_tasks, 0);
+    EXPECT_EQ(d.launch.plan.log_segments_per_block, 2);
+    const bs::MergePlan f = bs::choose_merge(24, highest, true, false, {});
+    EXPECT_EQ(f.launch.plan.log_segment_tasks + f.launch.plan.log_segments_per_block, 4);
+}
+
 }  // namespace
