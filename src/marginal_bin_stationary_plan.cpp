@@ -71,11 +71,17 @@ int log_whole_segment_tau(int task_bits, int log_tau, bool single_precision) {
 // +0.010, k = 20 lowest and scattered +0.006; the other cells level within
 // 0.003. Blocks of 128 and 256 KiB lost there instead (n = 24, k = 20
 // highest 0.900 -> 0.892 -> 0.888; n = 22, k = 18 highest 0.874 -> 0.852).
+// Only where that leaves at least 2^kLogMinOneBatchBlocks blocks (n >= 22):
+// at n = 20 (512 blocks of one batch against 256 of two) the highest and
+// descending k = 12 lost 0.79 -> 0.76 and k = 16 random 0.78 -> 0.74, the
+// other k = 12..16 cells level (same run, alternating, two runs each).
 constexpr int kLogOneBatchTasks = 2;
+constexpr int kLogMinOneBatchBlocks = 11;
 static_assert(1 << kLogOneBatchTasks == kLoadsInFlight, "a batch of double loads");
-int log_block_tasks(int inner_bits, int log_whole_tau, bool single_precision) {
-    if (!single_precision && inner_bits <= kLogOneBatchTasks) return kLogOneBatchTasks;
-    return log_whole_tau;
+int log_block_tasks(int task_bits, int inner_bits, int log_whole_tau, bool single_precision) {
+    const bool one_batch = !single_precision && inner_bits <= kLogOneBatchTasks &&
+                           task_bits - kLogOneBatchTasks >= kLogMinOneBatchBlocks;
+    return one_batch ? kLogOneBatchTasks : log_whole_tau;
 }
 // The cap on the parts of a segment, 2^(n - k - kLogPartialShare). Measured on
 // an H100 (ratio of the call to the read roofline, caps 2^(n-k-4) .. 2^(n-k-7)
@@ -558,7 +564,7 @@ Launch make_plan(int n, const Qubits& qubits, Parts parts, bool single_precision
         plan.log_segments_per_block = 0;
     } else {
         // Short segments: M whole segments per block.
-        const int log_tasks = log_block_tasks(inner_bits, log_whole_tau, single_precision);
+        const int log_tasks = log_block_tasks(task_bits, inner_bits, log_whole_tau, single_precision);
         plan.log_segments_per_block = std::min(plan.outer_bits, log_tasks - inner_bits);
         plan.log_parts = 0;
     }

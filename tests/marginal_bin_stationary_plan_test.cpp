@@ -257,11 +257,12 @@ TEST(BinStationaryPlan, ShortDoubleSegmentsRunOneBatchABlock) {
         const bs::Plan plan = bs::choose_merge(n, qubits, single, false, {}).launch.plan;
         if (plan.log_parts != 0 || plan.log_segment_tasks > 2) return;  // other paths
         const int steps = plan.log_segment_tasks + plan.log_segments_per_block;
-        if (single) {
-            EXPECT_GE(steps, 3) << "float blocks of whole segments run at least 2^3 steps";
+        if (single || n < 22) {
+            EXPECT_GE(steps, 3) << "n = " << n << (single ? " float" : " double")
+                                << ": blocks of whole segments run at least 2^3 steps";
             return;
         }
-        EXPECT_EQ(1 << steps, bs::kLoadsInFlight) << "one batch a block";
+        EXPECT_EQ(1 << steps, bs::kLoadsInFlight) << "n = " << n << ": one batch a block";
         EXPECT_EQ(bs::step_segments_apply(plan, bs::kLoadsInFlight),
                   plan.log_segment_tasks <= 1 && plan.nonselected_warp_mask == 0);
     });
@@ -270,6 +271,9 @@ TEST(BinStationaryPlan, ShortDoubleSegmentsRunOneBatchABlock) {
     EXPECT_EQ(d.launch.blocks, std::uint64_t{1} << 13);
     EXPECT_EQ(d.launch.plan.log_segment_tasks, 0);
     EXPECT_EQ(d.launch.plan.log_segments_per_block, 2);
+    // n = 20 keeps blocks of two batches: one batch a block would leave 2^9.
+    const bs::Plan small = bs::choose_merge(20, highest_qubits(20, 12, false), false, false, {}).launch.plan;
+    EXPECT_EQ(small.log_segment_tasks + small.log_segments_per_block, 3);
     const bs::MergePlan f = bs::choose_merge(24, highest, true, false, {});
     EXPECT_EQ(f.launch.plan.log_segment_tasks + f.launch.plan.log_segments_per_block, 4);
 }
