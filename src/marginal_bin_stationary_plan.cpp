@@ -22,7 +22,8 @@ namespace {
 // at least 2^3. A function of n alone: the summation order must not depend on
 // the GPU the code runs on. Measured on an H100 against 2^13 blocks / at least
 // 2^2 tasks: equal at n = 30, 2-10 points better at n = 22-26 (less per-block
-// overhead).
+// overhead). Blocks of whole segments follow their own rule
+// (log_block_tasks).
 constexpr int kLogTargetBlocks = 12;
 constexpr int kLogMinTasks = 3;
 // A block of whole segments (segments no longer than tau, none split, so
@@ -56,6 +57,31 @@ int log_whole_segment_tau(int task_bits, int log_tau, bool single_precision) {
     const int log_load_bytes = single_precision ? kLogFloatLoadBytes : kLogDoubleLoadBytes;
     const int log_min_tasks = kLogMinWholeSegmentBlockBytes - (kLaneBits + kWarpBits) - log_load_bytes;
     return std::max(log_tau, std::min(log_min_tasks, task_bits - kLogMinWholeSegmentBlocks));
+}
+// The log2 of the tasks a block of whole segments runs: as above, but on a
+// double state whose segments are at most kLoadsInFlight tasks (the highest
+// or descending k >= n - 8 qubits, lists that leave at most two qubits above
+// 5 unselected) a block runs one batch, kLoadsInFlight steps (32 KiB of the
+// state), and ends. Measured on an H100 (`qmarg bench marginal`,
+// double, Auto and BinStationary, n = 22, 24, 26, k = 14..20, five layouts,
+// seed 1, two runs each alternating with the blocks above): n = 24, k = 20
+// highest 0.898-0.899 -> 0.907-0.908, descending 0.899-0.900 -> 0.904-0.906;
+// k = 18 on either +0.005 to +0.009; n = 26, k = 18 and 20 on either +0.011
+// to +0.014; n = 22, k = 16 descending 0.880 -> 0.898, k = 18 +0.005 to
+// +0.010, k = 20 lowest and scattered +0.006; the other cells level within
+// 0.003. Blocks of 128 and 256 KiB lost there instead (n = 24, k = 20
+// highest 0.900 -> 0.892 -> 0.888; n = 22, k = 18 highest 0.874 -> 0.852).
+// Only where that leaves at least 2^kLogMinOneBatchBlocks blocks (n >= 22):
+// at n = 20 (512 blocks of one batch against 256 of two) the highest and
+// descending k = 12 lost 0.79 -> 0.76 and k = 16 random 0.78 -> 0.74, the
+// other k = 12..16 cells level (same run, alternating, two runs each).
+constexpr int kLogOneBatchTasks = 2;
+constexpr int kLogMinOneBatchBlocks = 11;
+static_assert(1 << kLogOneBatchTasks == kLoadsInFlight, "a batch of double loads");
+int log_block_tasks(int task_bits, int inner_bits, int log_whole_tau, bool single_precision) {
+    const bool one_batch = !single_precision && inner_bits <= kLogOneBatchTasks &&
+                           task_bits - kLogOneBatchTasks >= kLogMinOneBatchBlocks;
+    return one_batch ? kLogOneBatchTasks : log_whole_tau;
 }
 // The cap on the parts of a segment, 2^(n - k - kLogPartialShare). Measured on
 // an H100 (ratio of the call to the read roofline, caps 2^(n-k-4) .. 2^(n-k-7)
@@ -538,7 +564,8 @@ Launch make_plan(int n, const Qubits& qubits, Parts parts, bool single_precision
         plan.log_segments_per_block = 0;
     } else {
         // Short segments: M whole segments per block.
-        plan.log_segments_per_block = std::min(plan.outer_bits, log_whole_tau - inner_bits);
+        const int log_tasks = log_block_tasks(task_bits, inner_bits, log_whole_tau, single_precision);
+        plan.log_segments_per_block = std::min(plan.outer_bits, log_tasks - inner_bits);
         plan.log_parts = 0;
     }
     launch.blocks = std::uint64_t{1} << (plan.outer_bits - plan.log_segments_per_block + plan.log_parts);

@@ -200,35 +200,82 @@ TEST(BinStationaryPlan, RolesCoverTheIndexAndBinsMatchTheCpuBackend) {
     }
 }
 
-// The same, on the lists the step form's whole-sector stores were written
-// for (the highest qubits, ascending and descending, k = n - 4 .. n - 7), and
-// a second call gets the same plan (from the cache).
-TEST(BinStationaryPlan, HighestQubitsInEitherOrder) {
-    for (int n = bs::kMinQubits; n <= 16; ++n) {
-        for (int k = n - 7; k <= n - 4; ++k) {
+// The highest k of n qubits, ascending or descending.
+Qubits highest_qubits(int n, int k, bool descending) {
+    Qubits qubits(static_cast<std::size_t>(k));
+    for (int j = 0; j < k; ++j) qubits[static_cast<std::size_t>(j)] = descending ? n - 1 - j : n - k + j;
+    return qubits;
+}
+
+// check(n, qubits, single_precision) on the highest n - most_left .. n -
+// fewest_left of n qubits in either order, n = n_min .. n_max, both
+// precisions, each call traced with its case.
+template <class Check>
+void for_each_highest_list(int n_min, int n_max, int most_left, int fewest_left, Check check) {
+    for (int n = n_min; n <= n_max; ++n) {
+        for (int k = std::max(1, n - most_left); k <= n - fewest_left; ++k) {
             for (bool descending : {false, true}) {
-                Qubits qubits(static_cast<std::size_t>(k));
-                for (int j = 0; j < k; ++j) qubits[static_cast<std::size_t>(j)] = descending ? n - 1 - j : n - k + j;
+                const Qubits qubits = highest_qubits(n, k, descending);
                 for (bool single : {false, true}) {
                     SCOPED_TRACE("n = " + std::to_string(n) + ", " + qmarg_test::describe(qubits) +
                                  (single ? ", float" : ", double"));
-                    const bs::MergePlan chosen = bs::choose_merge(n, qubits, single, false, {});
-                    expect_plan_is_consistent(n, qubits, chosen.launch, single);
-                    expect_every_index_once(n, qubits, chosen.launch.plan, chosen.launch.blocks);
-                    const bs::MergePlan again = bs::choose_merge(n, qubits, single, false, {});
-                    const bs::Plan &a = chosen.launch.plan, &b = again.launch.plan;
-                    EXPECT_EQ(chosen.launch.blocks, again.launch.blocks);
-                    EXPECT_TRUE(std::equal(a.lane_offset, a.lane_offset + 32, b.lane_offset));
-                    EXPECT_TRUE(std::equal(a.warp_offset, a.warp_offset + bs::kWarps, b.warp_offset));
-                    EXPECT_TRUE(std::equal(a.flip_index, a.flip_index + bs::kMaxOuterBits, b.flip_index));
-                    EXPECT_EQ(a.task_mask, b.task_mask);
-                    EXPECT_EQ(a.part_mask, b.part_mask);
-                    EXPECT_EQ(a.step_sector_stores, b.step_sector_stores);
-                    EXPECT_EQ(a.step_scatter, b.step_scatter);
+                    check(n, qubits, single);
                 }
             }
         }
     }
+}
+
+// The same, on the lists the step form's whole-sector stores were written
+// for (the highest qubits, ascending and descending, k = n - 4 .. n - 7), and
+// a second call gets the same plan (from the cache).
+TEST(BinStationaryPlan, HighestQubitsInEitherOrder) {
+    for_each_highest_list(bs::kMinQubits, 16, 7, 4, [](int n, const Qubits& qubits, bool single) {
+        const bs::MergePlan chosen = bs::choose_merge(n, qubits, single, false, {});
+        expect_plan_is_consistent(n, qubits, chosen.launch, single);
+        expect_every_index_once(n, qubits, chosen.launch.plan, chosen.launch.blocks);
+        const bs::MergePlan again = bs::choose_merge(n, qubits, single, false, {});
+        const bs::Plan &a = chosen.launch.plan, &b = again.launch.plan;
+        EXPECT_EQ(chosen.launch.blocks, again.launch.blocks);
+        EXPECT_TRUE(std::equal(a.lane_offset, a.lane_offset + 32, b.lane_offset));
+        EXPECT_TRUE(std::equal(a.warp_offset, a.warp_offset + bs::kWarps, b.warp_offset));
+        EXPECT_TRUE(std::equal(a.flip_index, a.flip_index + bs::kMaxOuterBits, b.flip_index));
+        EXPECT_EQ(a.task_mask, b.task_mask);
+        EXPECT_EQ(a.part_mask, b.part_mask);
+        EXPECT_EQ(a.step_sector_stores, b.step_sector_stores);
+        EXPECT_EQ(a.step_scatter, b.step_scatter);
+    });
+}
+
+// Blocks of whole segments: a double plan whose segments are at most a batch
+// long (kLoadsInFlight tasks) gives each block one batch, and runs the step
+// form where its segments are one or two tasks; float blocks stay longer.
+// n = 24, k = 20 on the highest qubits: segments of one task, 8192 blocks of
+// four in double, 2^4 tasks a block in float.
+TEST(BinStationaryPlan, ShortDoubleSegmentsRunOneBatchABlock) {
+    for_each_highest_list(12, 30, 8, 0, [](int n, const Qubits& qubits, bool single) {
+        const bs::Plan plan = bs::choose_merge(n, qubits, single, false, {}).launch.plan;
+        if (plan.log_parts != 0 || plan.log_segment_tasks > 2) return;  // other paths
+        const int steps = plan.log_segment_tasks + plan.log_segments_per_block;
+        if (single || n < 22) {
+            EXPECT_GE(steps, 3) << "n = " << n << (single ? " float" : " double")
+                                << ": blocks of whole segments run at least 2^3 steps";
+            return;
+        }
+        EXPECT_EQ(1 << steps, bs::kLoadsInFlight) << "n = " << n << ": one batch a block";
+        EXPECT_EQ(bs::step_segments_apply(plan, bs::kLoadsInFlight),
+                  plan.log_segment_tasks <= 1 && plan.nonselected_warp_mask == 0);
+    });
+    const Qubits highest = highest_qubits(24, 20, false);
+    const bs::MergePlan d = bs::choose_merge(24, highest, false, false, {});
+    EXPECT_EQ(d.launch.blocks, std::uint64_t{1} << 13);
+    EXPECT_EQ(d.launch.plan.log_segment_tasks, 0);
+    EXPECT_EQ(d.launch.plan.log_segments_per_block, 2);
+    // n = 20 keeps blocks of two batches: one batch a block would leave 2^9.
+    const bs::Plan small = bs::choose_merge(20, highest_qubits(20, 12, false), false, false, {}).launch.plan;
+    EXPECT_EQ(small.log_segment_tasks + small.log_segments_per_block, 3);
+    const bs::MergePlan f = bs::choose_merge(24, highest, true, false, {});
+    EXPECT_EQ(f.launch.plan.log_segment_tasks + f.launch.plan.log_segments_per_block, 4);
 }
 
 }  // namespace
