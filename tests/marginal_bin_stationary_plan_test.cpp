@@ -247,9 +247,10 @@ TEST(BinStationaryPlan, HighestQubitsInEitherOrder) {
     });
 }
 
-// Blocks of whole segments: a double plan whose segments are at most a batch
-// long (kLoadsInFlight tasks) gives each block one batch, and runs the step
-// form where its segments are one or two tasks; float blocks stay longer.
+// Blocks of whole segments: a double plan (n >= 22) whose segments are at
+// most a batch long (kLoadsInFlight tasks) gives each block one batch, and
+// runs the step form where its segments are one or two tasks; float blocks,
+// and double ones below n = 22, stay longer.
 // n = 24, k = 20 on the highest qubits: segments of one task, 8192 blocks of
 // four in double, 2^4 tasks a block in float.
 TEST(BinStationaryPlan, ShortDoubleSegmentsRunOneBatchABlock) {
