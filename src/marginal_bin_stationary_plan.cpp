@@ -22,8 +22,8 @@ namespace {
 // at least 2^3. A function of n alone: the summation order must not depend on
 // the GPU the code runs on. Measured on an H100 against 2^13 blocks / at least
 // 2^2 tasks: equal at n = 30, 2-10 points better at n = 22-26 (less per-block
-// overhead). Blocks of whole segments follow their own rule
-// (log_block_tasks).
+// overhead). Blocks of whole segments follow their own rules
+// (log_whole_segment_tau, log_block_tasks).
 constexpr int kLogTargetBlocks = 12;
 constexpr int kLogMinTasks = 3;
 // A block of whole segments (segments no longer than tau, none split, so

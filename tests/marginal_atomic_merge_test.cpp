@@ -38,11 +38,7 @@ Qubits lowest(int k) {
     return qubits;
 }
 
-Qubits highest(int n, int k) {
-    Qubits qubits(k);
-    for (int j = 0; j < k; ++j) qubits[j] = n - k + j;
-    return qubits;
-}
+Qubits highest(int n, int k) { return qmarg_test::highest_qubits(n, k, false); }
 
 #if defined(QMARG_TESTS_WITH_CUDA)
 

@@ -31,6 +31,7 @@
 namespace {
 
 using qmarg::Qubits;
+using qmarg_test::highest_qubits;
 namespace bs = qmarg::gpu::bin_stationary;
 
 // The bin of a set of index bits (gather_bits of the CPU backend).
@@ -198,13 +199,6 @@ TEST(BinStationaryPlan, RolesCoverTheIndexAndBinsMatchTheCpuBackend) {
             }
         }
     }
-}
-
-// The highest k of n qubits, ascending or descending.
-Qubits highest_qubits(int n, int k, bool descending) {
-    Qubits qubits(static_cast<std::size_t>(k));
-    for (int j = 0; j < k; ++j) qubits[static_cast<std::size_t>(j)] = descending ? n - 1 - j : n - k + j;
-    return qubits;
 }
 
 // check(n, qubits, single_precision) on the highest n - most_left .. n -

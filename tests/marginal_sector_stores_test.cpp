@@ -78,11 +78,7 @@ Qubits step_sector_list(int n, unsigned low_unselected, std::mt19937_64& rng) {
 }
 
 // The highest k qubits of n, in descending order.
-Qubits highest_descending(int n, int k) {
-    Qubits qubits(static_cast<std::size_t>(k));
-    for (int j = 0; j < k; ++j) qubits[static_cast<std::size_t>(j)] = n - 1 - j;
-    return qubits;
-}
+Qubits highest_descending(int n, int k) { return qmarg_test::highest_qubits(n, k, true); }
 
 // The lists the GPU test runs at n: four of each form (the general loop's
 // with 2..5 unselected qubits above 5, the step form's with random

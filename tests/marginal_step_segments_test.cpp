@@ -150,8 +150,7 @@ TEST(MarginalStepScatterPlan, WhichListsScatter) {
     // The sweep's cells that it was written for: float n = 26, k = 20 and
     // n = 24, k = 17..19 on the highest qubits, either order.
     for (const auto& [n, k] : std::vector<std::pair<int, int>>{{26, 20}, {24, 17}, {24, 18}, {24, 19}}) {
-        Qubits highest(static_cast<std::size_t>(k));
-        for (int j = 0; j < k; ++j) highest[static_cast<std::size_t>(j)] = n - k + j;
+        Qubits highest = qmarg_test::highest_qubits(n, k, false);
         EXPECT_TRUE(streaming_scatters_segments(n, highest, true)) << "n = " << n << ", k = " << k;
         std::reverse(highest.begin(), highest.end());
         EXPECT_TRUE(streaming_scatters_segments(n, highest, true)) << "n = " << n << ", k = " << k << " descending";

@@ -118,6 +118,13 @@ inline qmarg::Qubits random_qubits(int n, int k, std::mt19937_64& rng) {
     return all;
 }
 
+// The highest k of n qubits, ascending (n - k .. n - 1) or descending.
+inline qmarg::Qubits highest_qubits(int n, int k, bool descending) {
+    qmarg::Qubits qubits(static_cast<std::size_t>(k));
+    for (int j = 0; j < k; ++j) qubits[static_cast<std::size_t>(j)] = descending ? n - 1 - j : n - k + j;
+    return qubits;
+}
+
 // Tolerance for comparing Real-precision results that were accumulated in double.
 template <class Real>
 constexpr double tolerance() {
