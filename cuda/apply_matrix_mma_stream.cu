@@ -63,7 +63,15 @@
 // DMMA pipe: 0.79 to 0.81); X loaded straight into registers, the next
 // tile's as each slice frees them (0.69 to 0.77). Each ran at higher clocks
 // at the same 700 W, spending less power a clock, but stalled more than the
-// clocks gave back.
+// clocks gave back. So did warp pairs sharing double-buffered 16-column
+// groups, each A-fragment load feeding two DMMAs with 8 warps kept (0.84 to
+// 0.87 against 0.85 to 0.87, 45 to 105 MHz higher); Gauss's products
+// regrouped for two DADDs an output instead of three were level
+// (apply_matrix_k6_pairs_H100.json). That file also has what limits the
+// kernel: without its products it reaches 0.94 of the copy on low targets
+// but 0.87 to 0.88 on high and scattered ones, where it reads within about
+// 0.01 of that with them: there the memory pattern is the limit, and on
+// low targets the products' power.
 // The GPU tests, and compute-sanitizer racecheck and memcheck on
 // WarpStreamKernelMatchesCpu, ran on every layout.
 //
