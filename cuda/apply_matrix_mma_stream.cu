@@ -69,9 +69,9 @@
 // regrouped for two DADDs an output instead of three were level
 // (apply_matrix_k6_pairs_H100.json). That file also has what limits the
 // kernel: without its products it reaches 0.94 of the copy on low targets
-// but 0.87 to 0.88 on high and scattered ones, where it reads within about
-// 0.01 of that with them: there the memory pattern is the limit, and on
-// low targets the products' power.
+// but 0.87 to 0.88 on high and scattered ones, where it reads 0 to 0.03
+// below that with them: there the memory pattern is the limit, and on low
+// targets the products' power.
 // The GPU tests, and compute-sanitizer racecheck and memcheck on
 // WarpStreamKernelMatchesCpu, ran on every layout.
 //
