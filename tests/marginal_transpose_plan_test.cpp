@@ -34,11 +34,7 @@ Qubits ascending(int first, int count) {
     return qubits;
 }
 
-Qubits descending(int n, int k) {
-    Qubits qubits(k);
-    for (int j = 0; j < k; ++j) qubits[j] = n - 1 - j;
-    return qubits;
-}
+Qubits descending(int n, int k) { return qmarg_test::highest_qubits(n, k, true); }
 
 // k qubits spread evenly over 0..n-1, ascending (the benchmark's "scattered").
 Qubits scattered(int n, int k) {
