@@ -1,15 +1,16 @@
-// Double k = 6 on sm_90 as warp streams: every warp of a block works through
-// groups of its own, a group being one DMMA's 8 columns of the gate's
-// product (the tile's three lowest free qubits) by all 64 rows: 512
-// amplitudes, 8 KiB. A warp copies its next group into its own half of a
-// double buffer in shared memory (16-byte cp.async, past L1) while it
-// multiplies the current one by the whole matrix, which the block holds in
-// shared memory for all its groups (Gauss's three real products in fragment
-// order, 96 KiB, loaded once), and stores the group's Y from its
-// accumulators straight to global memory. After the block's start no
-// barrier joins the warps: each waits only for its own copies, so the eight
-// warps of a multiprocessor drift apart and its loads, products and stores
-// overlap the way independent warps do.
+// Double k = 6 on sm_90 as warp streams in teams of two: every warp of a
+// block owns a group a round, a group being one DMMA's 8 columns of the
+// gate's product (the tile's three lowest free qubits) by all 64 rows: 512
+// amplitudes, 8 KiB. The two warps of a team copy the team's next two
+// groups (neighbouring tiles) into their owners' halves of double buffers
+// in shared memory (16-byte cp.async, past L1), each warp 32 rows of both,
+// while each multiplies its current group by the whole matrix, which the
+// block holds in shared memory for all its groups (Gauss's three real
+// products in fragment order, 96 KiB, loaded once), and stores the group's
+// Y from its accumulators straight to global memory. A team waits at a
+// barrier of its own once a round; the block's four teams drift apart, so
+// the loads, products and stores of a multiprocessor overlap the way
+// independent warps do.
 //
 // Why k = 6 has a kernel of its own (H100, double, n = 30): the gate's
 // floor there is the copy of the state (11.3 ms); the products alone (24
@@ -72,6 +73,28 @@
 // but 0.87 to 0.88 on high and scattered ones, where it reads 0 to 0.03
 // below that with them: there the memory pattern is the limit, and on low
 // targets the products' power.
+//
+// Teams. Until then each warp copied its own group and no barrier joined
+// the warps: its copies read 64 runs of 128 bytes (one row's 8 columns,
+// high targets) far apart, and the eight warps of a block, which start on
+// neighbouring tiles, drifted apart. Without products, the streams read
+// 0.86 to 0.88 of the copy on high and scattered targets that way; with a
+// block barrier a round, warp w copying rows 8 w .. 8 w + 7 of all eight
+// groups (1 KiB runs), 0.90 to 0.93, but with products the barrier's
+// lockstep cost more than the runs gave (0.81 to 0.86 on every layout):
+// the eight warps multiplied together and left memory idle. Teams keep the
+// longer runs (256 bytes, read by one warp) and let the teams drift.
+// Fraction of the copy floor on an H100 (apply_matrix_bench, double n = 30,
+// three rounds alternating with the kernel before, one process each):
+//   low          teams 0.861 to 0.867   one warp a group 0.847 to 0.855
+//   high               0.894 to 0.903                    0.838 to 0.853
+//   scattered          0.889 to 0.895                    0.825 to 0.842
+//   descending         0.852 to 0.863                    0.840 to 0.850
+// Teams of four (512-byte runs, 16 rows a warp) were mixed, from 0.05
+// above one warp a group to 0.04 below. apply_matrix_k6_teams_H100.json has
+// those, the block barrier, the streams without products, and a form that
+// split each group's product in halves to keep three half groups in flight
+// (0.76 to 0.79 on every layout: not kept).
 // The GPU tests, and compute-sanitizer racecheck and memcheck on
 // WarpStreamKernelMatchesCpu, ran on every layout.
 //
@@ -82,10 +105,11 @@
 //     (a2, a3) for h = 1 (cuda/dmma.cuh), of the matrix with its targets in
 //     ascending order, from the block's start to its end.
 //   groups[(warp * 2 + b) * 512 + stream_cell<R>(c, r)] holds row r, column c
-//     of the group in buffer b of warp `warp` (re, im), from the warp's
-//     wait for that group's copies until the warp's __syncwarp after the
-//     group's stores; only that warp reads or writes it. Columns a small
-//     state lacks hold zeros.
+//     of the group that warp `warp` owns in buffer b (re, im): written by
+//     the cp.async of both warps of its team (rows with bit 5 = member),
+//     read by the owner alone, from its team's barrier of the round until
+//     its team's barrier of the next round. Columns a small state lacks
+//     hold zeros.
 #include <string>
 
 #include "apply_matrix_mma_common.cuh"
@@ -104,12 +128,15 @@ constexpr int kStreamRowBlocks = kStreamRows / kDmmaRows;               // 4
 constexpr int kStreamSlices = kStreamRows / 8;                          // m16n8k8: 8 deep
 constexpr int kStreamProducts = 3;                                      // Gauss's
 constexpr int kStreamImageUnits = kStreamRowBlocks * kStreamSlices * kStreamProducts * 64;  // 96 KiB
-// A lane's 16 amplitudes of a group are local indices lane + 32 u: the lane
-// fixes local bits 0..4, u bits 5..8.
-constexpr int kStreamLoads = kStreamGroupUnits / 32;                    // 16
+// A team's warps copy its groups together: member m of a team takes the
+// rows whose bit 5 is m, 32 rows of each of the team's 2 groups, 8
+// amplitudes a lane of each.
+constexpr int kTeamWarps = 2;
+constexpr int kTeamRowBits = 1;                                         // row bit 5 picks the member
+constexpr int kTeamLoads = kStreamGroupUnits / kTeamWarps / 32;         // 8
 constexpr std::size_t kStreamSharedBytes =
     (static_cast<std::size_t>(kStreamImageUnits) + kStreamWarps * 2 * kStreamGroupUnits) * sizeof(double2) +
-    (kStreamLoads + 8) * sizeof(Index) + kStreamLoads * sizeof(int);
+    8 * sizeof(Index);
 
 // The unit of row r, column c in a group buffer. A B-fragment load (lanes
 // g, t read column g, rows 8 s + t and + 4: a quarter warp reads columns 2 j
@@ -138,6 +165,31 @@ __device__ __forceinline__ void stream_dmma(double (&d)[4], double2 a01, double2
     dmma_16x8x8(d, a, b);
 }
 
+// The named barrier of a team (id 0 is __syncthreads'): it orders the
+// team's shared-memory accesses as __syncthreads orders a block's.
+__device__ __forceinline__ void team_barrier(int team) {
+    asm volatile("bar.sync %0, %1;" ::"r"(1 + team), "r"(kTeamWarps * 32) : "memory");
+}
+
+// Local index number j (j < 2^(tile_bits - kTeamRowBits)) of those whose
+// highest kTeamRowBits row bits are `member`'s bits: j's bits fill the
+// other local bits in order. Row bit i is the i-th lowest target's local
+// bit (the targets ascend).
+__device__ __forceinline__ unsigned team_local_index(const TileLayout& layout, unsigned j, unsigned member) {
+    unsigned l = 0, member_positions = 0;
+    for (int b = 0; b < kTeamRowBits; ++b) {
+        const int p = layout.target_local_sorted[kStreamTargets - kTeamRowBits + b];
+        l |= ((member >> b) & 1u) << p;
+        member_positions |= 1u << p;
+    }
+    for (int p = 0; p < layout.tile_bits; ++p) {
+        if ((member_positions >> p) & 1u) continue;
+        l |= (j & 1u) << p;
+        j >>= 1;
+    }
+    return l;
+}
+
 template <bool kRowMajor>
 __global__ void __launch_bounds__(kStreamThreads, 1)
     apply_matrix_mma_stream_kernel(double2* amps, const double2* __restrict__ images,
@@ -145,11 +197,8 @@ __global__ void __launch_bounds__(kStreamThreads, 1)
     extern __shared__ __align__(16) unsigned char shared_bytes[];
     double2* const ms = reinterpret_cast<double2*>(shared_bytes);
     double2* const groups = ms + kStreamImageUnits;
-    // u's part of a load's offset and cell (-1: no such amplitude in a small
-    // state), and the part of a row's offset that its bits 3..5 give.
-    Index* const load_offset = reinterpret_cast<Index*>(groups + kStreamWarps * 2 * kStreamGroupUnits);
-    Index* const row_offset_high = load_offset + kStreamLoads;
-    int* const load_cell = reinterpret_cast<int*>(row_offset_high + 8);
+    // The part of a row's offset that its bits 3..5 give.
+    Index* const row_offset_high = reinterpret_cast<Index*>(groups + kStreamWarps * 2 * kStreamGroupUnits);
 
     for (int e = threadIdx.x; e < kStreamImageUnits; e += kStreamThreads) {
         __pipeline_memcpy_async(ms + e, images + e, sizeof(double2));
@@ -158,37 +207,53 @@ __global__ void __launch_bounds__(kStreamThreads, 1)
     for (int e = threadIdx.x; e < kStreamWarps * 2 * kStreamGroupUnits; e += kStreamThreads) {
         groups[e] = make_double2(0.0, 0.0);
     }
-    const unsigned local_count = 1u << layout.tile_bits;
-    if (threadIdx.x < kStreamLoads) {
-        const unsigned l = threadIdx.x << 5;
-        const bool exists = l < local_count;
-        load_offset[threadIdx.x] = exists ? local_offset(layout, l) : 0;
-        load_cell[threadIdx.x] = exists ? static_cast<int>(tile_cell(layout, l, layout.tile_bits)) : -1;
-    } else if (threadIdx.x < kStreamLoads + 8) {
-        const int v = threadIdx.x - kStreamLoads;
-        row_offset_high[v] = target_offset(layout, v << 3, kStreamTargets);
-    }
+    if (threadIdx.x < 8) row_offset_high[threadIdx.x] = target_offset(layout, threadIdx.x << 3, kStreamTargets);
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int team = warp / kTeamWarps, member = warp % kTeamWarps;
     const int g = dmma_group(lane), t = dmma_thread_in_group(lane);
-    const Index lane_offset = local_offset(layout, lane);
-    const int lane_cell = static_cast<int>(tile_cell(layout, lane, layout.tile_bits));
     // The lane's output rows g (+ 8, + 16 rb) and columns 2 t, 2 t + 1
     // (Index(-1): a column a small state lacks).
     const Index row_offset_g = target_offset(layout, g, kStreamTargets);
     const Index lane_column_offset[2] = {column_offset(layout, 2 * t), column_offset(layout, 2 * t + 1)};
-    __pipeline_wait_prior(0);
-    __syncthreads();  // the matrix, the zeroed buffers and the tables are visible to every warp
-
-    double2* const buffers = groups + warp * 2 * kStreamGroupUnits;
-    const Index stride = static_cast<Index>(gridDim.x) * kStreamWarps;
-    auto copy_group = [&](Index base, double2* buffer) {
+    // The lane's copies in each of the team's groups: local indices number
+    // lane + 32 i of the member's rows (cell -1: none in a small state).
+    Index copy_offset[kTeamLoads];
+    int copy_cell[kTeamLoads];
+    const unsigned member_count = 1u << (layout.tile_bits - kTeamRowBits);
 #pragma unroll
-        for (int u = 0; u < kStreamLoads; ++u) {
-            const int cell = load_cell[u];
-            if (cell < 0) continue;
-            const int c = (lane_cell | cell) >> 16, r = (lane_cell | cell) & 0xffff;
-            __pipeline_memcpy_async(buffer + stream_cell<kRowMajor>(c, r), amps + base + lane_offset + load_offset[u],
-                                    sizeof(double2));
+    for (int i = 0; i < kTeamLoads; ++i) {
+        const unsigned j = static_cast<unsigned>(lane + 32 * i);
+        const unsigned l = team_local_index(layout, j, static_cast<unsigned>(member));
+        copy_offset[i] = j < member_count ? local_offset(layout, l) : 0;
+        copy_cell[i] = j < member_count ? static_cast<int>(tile_cell(layout, l, layout.tile_bits)) : -1;
+    }
+    // Tiles are numbered so that those of a round, round + 0..7 (round a
+    // multiple of 8), differ only in the tile number's low 3 bits: a tile's
+    // base is the round's OR that of its place in the round.
+    Index place_base[kTeamWarps];
+#pragma unroll
+    for (int v = 0; v < kTeamWarps; ++v) {
+        place_base[v] = tile_base(layout, team * kTeamWarps + v) & ~layout.control_mask;
+    }
+    __pipeline_wait_prior(0);
+    __syncthreads();  // the matrix, the zeroed buffers and the table are visible to every warp
+
+    const Index stride = static_cast<Index>(gridDim.x) * kStreamWarps;
+    // The member's rows of the team's groups of the round into buffer b.
+    auto copy_round = [&](Index round, int b) {
+        const Index round_base = tile_base(layout, round);
+#pragma unroll
+        for (int v = 0; v < kTeamWarps; ++v) {
+            const int owner = team * kTeamWarps + v;
+            if (round + owner >= layout.num_tiles) continue;
+            double2* const buffer = groups + (owner * 2 + b) * kStreamGroupUnits;
+            const double2* const from = amps + (round_base | place_base[v]);
+#pragma unroll
+            for (int i = 0; i < kTeamLoads; ++i) {
+                if (copy_cell[i] < 0) continue;
+                const int c = copy_cell[i] >> 16, r = copy_cell[i] & 0xffff;
+                __pipeline_memcpy_async(buffer + stream_cell<kRowMajor>(c, r), from + copy_offset[i], sizeof(double2));
+            }
         }
     };
     // Y = M X for the group in buffer x, tile base `at`, stored from the
@@ -236,26 +301,23 @@ __global__ void __launch_bounds__(kStreamThreads, 1)
             }
         }
     };
-    // Round r: the block's warps take tiles first_tile + r * stride + warp;
-    // a warp whose tile is past the end copies and stores nothing.
+    // Round r: the block's warps own tiles first_tile + r * stride + warp;
+    // the copies of a tile past the end are skipped and its owner idles.
+    // Every warp of a team runs the same rounds, so the team barriers match.
     const Index first_tile = static_cast<Index>(blockIdx.x) * kStreamWarps;
-    Index base = first_tile + warp < layout.num_tiles ? tile_base(layout, first_tile + warp) : 0;
-    if (first_tile + warp < layout.num_tiles) copy_group(base, buffers);
+    copy_round(first_tile, 0);
     __pipeline_commit();
     int b = 0;
     for (Index round = first_tile; round < layout.num_tiles; round += stride, b ^= 1) {
-        const Index tile = round + warp;
-        const bool has_next = tile + stride < layout.num_tiles;
-        const Index next_base = has_next ? tile_base(layout, tile + stride) : base;
-        // The next group goes into the other buffer, whose last readers
-        // passed the __syncwarp at the end of the previous group.
-        if (has_next) copy_group(next_base, buffers + (b ^ 1) * kStreamGroupUnits);
+        __pipeline_wait_prior(0);  // this lane's copies of the round
+        // Every member's copies of the round have landed, and every member
+        // has finished with buffer b ^ 1 (its group of the round before).
+        team_barrier(team);
+        if (round + stride < layout.num_tiles) copy_round(round + stride, b ^ 1);
         __pipeline_commit();
-        __pipeline_wait_prior(1);  // this group's copies, issued one commit group ago
-        __syncwarp();              // ... from every lane
-        if (tile < layout.num_tiles) multiply_group(buffers + b * kStreamGroupUnits, base);
-        __syncwarp();  // every lane is done reading buffer b before the next group's copies refill it
-        base = next_base;
+        if (round + warp < layout.num_tiles) {
+            multiply_group(groups + (warp * 2 + b) * kStreamGroupUnits, tile_base(layout, round + warp));
+        }
     }
     __pipeline_wait_prior(0);  // only empty groups can be pending
 }
