@@ -15,8 +15,8 @@
 //                             product with DMMA micro-kernels (a float state
 //                             is widened to double on chip); double k = 6
 //                             with no control among qubits 0..2, on sm_90,
-//                             as warp streams, each warp with its own groups
-//                             and no block barriers
+//                             as warp streams: each warp owns a group a
+//                             round, teams of two warps copy theirs together
 //                             (apply_matrix_mma_stream.cu).
 //
 // Which path a dense gate takes (dense_path below), on a GPU with FP64 tensor

@@ -90,8 +90,8 @@
 //   high               0.894 to 0.903                    0.838 to 0.853
 //   scattered          0.889 to 0.895                    0.825 to 0.842
 //   descending         0.852 to 0.863                    0.840 to 0.850
-// Teams of four (512-byte runs, 16 rows a warp) were mixed, from 0.05
-// above one warp a group to 0.04 below. apply_matrix_k6_teams_H100.json has
+// Teams of four (512-byte runs, 16 rows a warp) were mixed in a probe,
+// from 0.05 below one warp a group to 0.05 above. apply_matrix_k6_teams_H100.json has
 // those, the block barrier, the streams without products, and a form that
 // split each group's product in halves to keep three half groups in flight
 // (0.76 to 0.79 on every layout: not kept).

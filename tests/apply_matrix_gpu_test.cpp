@@ -584,8 +584,9 @@ TYPED_TEST(ApplyMatrixGpuTest, ClusterCompanionAloneMatchesCpu) {
 }
 
 // Double k = 6's warp-stream kernel (sm_90) on its own: states of one
-// partial group (n = 6..8, fewer than 8 columns), one whole group (n = 9),
-// a few groups (n = 10, fewer than the grid's warps), every target layout
+// partial group (n = 6..8, fewer than 8 columns), one whole group (n = 9;
+// in both, the owner's teammate copies half of it and owns none), a few
+// groups (n = 10, fewer than the grid's warps), every target layout
 // and control set, and more groups than warps (n = 20 without controls: 2048
 // groups on the 1056 warps of an H100), so that warps take several and
 // refill their buffers. Small enough for the compute-sanitizer passes of
