@@ -25,7 +25,8 @@
 // with no barrier between them, leave the products room under the power
 // limit, where the one-block kernel's steps (a block's 64-column tile
 // staged behind barriers, the matrix streamed from L2 in chunks) did not.
-// This kernel is that probe made a gate.
+// This kernel is that probe made a gate (with, since, one barrier of two
+// warps a round: "Teams" below).
 //
 // It pays wherever qubits 0..2 are targets or free, in any mix (no control
 // among them; mma_streams_pay): the group buffer's cells then keep each
@@ -132,7 +133,11 @@ constexpr int kStreamImageUnits = kStreamRowBlocks * kStreamSlices * kStreamProd
 // rows whose bit 5 is m, 32 rows of each of the team's 2 groups, 8
 // amplitudes a lane of each.
 constexpr int kTeamWarps = 2;
-constexpr int kTeamRowBits = 1;                                         // row bit 5 picks the member
+constexpr int kTeamRowBits = log2_of(kTeamWarps);                       // the highest row bits pick the member
+// A round's tiles are round + 0 .. kStreamWarps - 1 with round a multiple of
+// kStreamWarps, so a team's tiles differ only in low tile-number bits.
+static_assert(1 << kTeamRowBits == kTeamWarps && kStreamWarps % kTeamWarps == 0,
+              "teams of a power of two warps that divide the block");
 constexpr int kTeamLoads = kStreamGroupUnits / kTeamWarps / 32;         // 8
 constexpr std::size_t kStreamSharedBytes =
     (static_cast<std::size_t>(kStreamImageUnits) + kStreamWarps * 2 * kStreamGroupUnits) * sizeof(double2) +
