@@ -92,10 +92,11 @@
 //   scattered          0.889 to 0.895                    0.825 to 0.842
 //   descending         0.852 to 0.863                    0.840 to 0.850
 // Teams of four (512-byte runs, 16 rows a warp) were mixed in a probe,
-// from 0.05 below one warp a group to 0.05 above. apply_matrix_k6_teams_H100.json has
-// those, the block barrier, the streams without products, and a form that
-// split each group's product in halves to keep three half groups in flight
-// (0.76 to 0.79 on every layout: not kept).
+// from 0.05 below one warp a group to 0.05 above.
+// apply_matrix_k6_teams_H100.json has those, the block barrier, the
+// streams without products, and a form that split each group's product in
+// halves to keep three half groups in flight (0.76 to 0.79 on every
+// layout: not kept).
 // The GPU tests, and compute-sanitizer racecheck and memcheck on
 // WarpStreamKernelMatchesCpu, ran on every layout.
 //
@@ -134,8 +135,8 @@ constexpr int kStreamImageUnits = kStreamRowBlocks * kStreamSlices * kStreamProd
 // amplitudes a lane of each.
 constexpr int kTeamWarps = 2;
 constexpr int kTeamRowBits = log2_of(kTeamWarps);                       // the highest row bits pick the member
-// A round's tiles are round + 0 .. kStreamWarps - 1 with round a multiple of
-// kStreamWarps, so a team's tiles differ only in low tile-number bits.
+// The member is kTeamRowBits row bits, and the block's warps split into
+// whole teams (how a round's tiles share a base: place_base, below).
 static_assert(1 << kTeamRowBits == kTeamWarps && kStreamWarps % kTeamWarps == 0,
               "teams of a power of two warps that divide the block");
 constexpr int kTeamLoads = kStreamGroupUnits / kTeamWarps / 32;         // 8
